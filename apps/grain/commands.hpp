@@ -1,0 +1,23 @@
+// The grain command-line tool: one function per subcommand.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace grain::cli {
+
+// Arguments after the subcommand name, with small helpers for --flag and --key value.
+struct Args {
+  std::vector<std::string> items;
+  bool has(const std::string& flag) const;
+  // The value after `key`, or `fallback` when absent; raises grain::Error if `key` ends the line.
+  std::string value(const std::string& key, const std::string& fallback) const;
+  long long integer(const std::string& key, long long fallback) const;
+  // Flags not in `known` (each a --key taking a value unless listed in `flags`) raise grain::Error.
+  void expect_only(const std::vector<std::string>& with_value,
+                   const std::vector<std::string>& flags) const;
+};
+
+int run_info(const Args& args);
+
+}  // namespace grain::cli

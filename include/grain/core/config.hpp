@@ -1,0 +1,51 @@
+// grain core configuration: portability macros shared by every layer.
+//
+// GRAIN_ENABLE_OPENMP and GRAIN_ENABLE_CUDA are set by the build (they travel with the
+// grain::grain CMake target). A translation unit compiled by nvcc additionally sees __CUDACC__
+// and can launch on grain::Cuda; a host-compiled one can still allocate and copy CudaSpace Views.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define GRAIN_HOST_DEVICE __host__ __device__
+#define GRAIN_DEVICE __device__
+#define GRAIN_FORCEINLINE __forceinline__
+#else
+#define GRAIN_HOST_DEVICE
+#define GRAIN_DEVICE
+#define GRAIN_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// Marks functions callable from kernels on every back end (the paper's DEVICE_FUNCTION).
+#define GRAIN_INLINE_FUNCTION GRAIN_HOST_DEVICE inline
+#define GRAIN_FORCEINLINE_FUNCTION GRAIN_HOST_DEVICE GRAIN_FORCEINLINE
+
+// A lambda usable as a kernel body on every back end: captures by value (Views are shallow).
+#if defined(__CUDACC__)
+#define GRAIN_LAMBDA [=] __host__ __device__
+#define GRAIN_CLASS_LAMBDA [ =, *this ] __host__ __device__
+#else
+#define GRAIN_LAMBDA [=]
+#define GRAIN_CLASS_LAMBDA [ =, *this ]
+#endif
+
+// True while compiling device code (the CUDA device pass).
+#if defined(__CUDA_ARCH__)
+#define GRAIN_IN_DEVICE_CODE 1
+#else
+#define GRAIN_IN_DEVICE_CODE 0
+#endif
+
+// A CUDA-capable translation unit: grain::Cuda launches are available.
+#if defined(GRAIN_ENABLE_CUDA) && defined(__CUDACC__)
+#define GRAIN_CUDA_LAUNCH_AVAILABLE 1
+#else
+#define GRAIN_CUDA_LAUNCH_AVAILABLE 0
+#endif
+
+#define GRAIN_VERSION_MAJOR 0
+#define GRAIN_VERSION_MINOR 1
+#define GRAIN_VERSION_PATCH 0
+#define GRAIN_VERSION_STRING "0.1.0"

@@ -1,0 +1,4 @@
+// The umbrella header: the whole public API of grain.
+#pragma once
+
+#include "grain/core.hpp"
