@@ -19,5 +19,6 @@ struct Args {
 };
 
 int run_info(const Args& args);
+int run_bench_core(const Args& args);  // bench/core_bench.cpp
 
 }  // namespace grain::cli

@@ -34,6 +34,7 @@ double copy_bandwidth_GBps(std::size_t n) {
 }  // namespace
 
 int run_info(const Args& args) {
+  args.expect_only({}, {"--no-bandwidth"});
   const bool quick = !args.has("--no-bandwidth");
   std::printf("grain %s\n", GRAIN_VERSION_STRING);
   std::printf("back ends: serial");

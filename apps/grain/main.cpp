@@ -57,14 +57,26 @@ void Args::expect_only(const std::vector<std::string>& with_value,
 }  // namespace grain::cli
 
 namespace {
+
+using Handler = int (*)(const grain::cli::Args&);
+struct Command {
+  const char* name;   // "info", or "bench contract" for a two-word command
+  Handler run;
+  const char* help;
+};
+
+// Every subcommand, one line each. Handlers validate their own options.
+const Command kCommands[] = {
+    {"info", grain::cli::run_info, "version, back ends, GPU, threads, quick copy bandwidth [--no-bandwidth]"},
+    {"bench core", grain::cli::run_bench_core, "triad and dot: grain against hand-written OpenMP/CUDA"},
+};
+
 void usage() {
-  std::puts(
-      "usage: grain <command> [options]\n"
-      "\n"
-      "commands:\n"
-      "  info [--no-bandwidth]   version, back ends, GPU, threads, quick copy bandwidth\n"
-      "  help                    this text");
+  std::puts("usage: grain <command> [options]\n\ncommands:");
+  for (const auto& c : kCommands) std::printf("  %-16s %s\n", c.name, c.help);
+  std::printf("  %-16s %s\n", "help", "this text");
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,23 +84,35 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
-  const std::string cmd = argv[1];
-  grain::cli::Args args;
-  for (int i = 2; i < argc; ++i) args.items.emplace_back(argv[i]);
-  try {
-    if (cmd == "info") {
-      args.expect_only({}, {"--no-bandwidth"});
-      return grain::cli::run_info(args);
+  std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    usage();
+    return 0;
+  }
+  const Command* found = nullptr;
+  int first_arg = 2;
+  for (const auto& c : kCommands) {
+    if (argc > 2 && cmd + " " + argv[2] == c.name) {
+      found = &c;
+      first_arg = 3;
+      break;
     }
-    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-      usage();
-      return 0;
-    }
-    std::fprintf(stderr, "grain: unknown command '%s'\n", cmd.c_str());
+  }
+  if (!found)
+    for (const auto& c : kCommands)
+      if (cmd == c.name) found = &c;
+  if (!found) {
+    std::fprintf(stderr, "grain: unknown command '%s%s%s'\n", cmd.c_str(), argc > 2 ? " " : "",
+                 argc > 2 ? argv[2] : "");
     usage();
     return 2;
+  }
+  grain::cli::Args args;
+  for (int i = first_arg; i < argc; ++i) args.items.emplace_back(argv[i]);
+  try {
+    return found->run(args);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "grain %s: error: %s\n", cmd.c_str(), e.what());
+    std::fprintf(stderr, "grain %s: error: %s\n", found->name, e.what());
     return 1;
   }
 }
