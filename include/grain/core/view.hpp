@@ -46,6 +46,16 @@ struct DataTypeRank<T*> {
   static constexpr int rank = DataTypeRank<T>::rank + 1;
 };
 
+// value type and rank -> data type: (double, 3) -> double***
+template <class T, int Rank>
+struct DataTypeOf {
+  using type = typename DataTypeOf<T*, Rank - 1>::type;
+};
+template <class T>
+struct DataTypeOf<T, 0> {
+  using type = T;
+};
+
 // ---- properties: View<T, [Layout], [Space]> in any order ------------------------------------
 template <class T>
 constexpr bool is_layout_v = std::is_same_v<T, LayoutRight> || std::is_same_v<T, LayoutLeft>;
@@ -195,7 +205,9 @@ class View {
   using map_type = impl::LayoutMap<array_layout, rank>;
   // The host-side counterpart of this View, same value type and layout.
   using HostMirror = View<DataType, array_layout, HostSpace>;
-  using non_const_type = View<std::add_pointer_t<std::remove_pointer_t<DataType>>, Props...>;
+  // The same View with a writable value type (what mirrors and copies allocate).
+  using non_const_type =
+      View<typename impl::DataTypeOf<non_const_value_type, rank>::type, Props...>;
 
   static_assert(rank >= 0 && rank <= 8, "grain::View supports ranks 0 to 8");
   static_assert(std::is_trivially_copyable_v<non_const_value_type>,
@@ -371,7 +383,9 @@ template <class D, class... P>
 auto create_mirror_view(const View<D, P...>& v) {
   using V = View<D, P...>;
   using M = typename V::HostMirror;
-  if constexpr (V::memory_space::host_accessible && std::is_same_v<V, M>) {
+  // Any spelling of a HostSpace View (View<T*>, View<T*, HostSpace>, ...) is its own mirror.
+  if constexpr (std::is_same_v<typename V::memory_space, HostSpace>) {
+    static_assert(std::is_same_v<typename V::array_layout, typename M::array_layout>);
     return v;
   } else {
     return impl::allocate_like<typename M::non_const_type>(v.label() + "_mirror", v);

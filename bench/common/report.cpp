@@ -1,0 +1,133 @@
+#include "report.hpp"
+
+#include "ceilings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "grain/core/error.hpp"
+
+namespace grain::bench {
+
+namespace {
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
+
+Row& Report::add(Row r) {
+  const double s = r.ms / 1e3;
+  if (s > 0) {
+    r.GBps = r.bytes / s / 1e9;
+    r.GFLOPs = r.flops / s / 1e9;
+    const double peak = r.dtype == "float" ? peak_GFLOPs_float : peak_GFLOPs_double;
+    double floor_s = 0;
+    if (copy_GBps > 0) floor_s = std::max(floor_s, r.bytes / (copy_GBps * 1e9));
+    if (peak > 0) floor_s = std::max(floor_s, r.flops / (peak * 1e9));
+    r.roofline = floor_s / s;
+  }
+  rows.push_back(std::move(r));
+  return rows.back();
+}
+
+void Report::write_json(const std::string& path) const {
+  std::ostringstream os;
+  os << "{ \"device\": " << json_string(device) << ", \"backend\": " << json_string(backend)
+     << ", \"threads\": " << threads << ",\n  \"copy_GBps\": " << json_number(copy_GBps)
+     << ", \"peak_GFLOPs\": {\"float\": " << json_number(peak_GFLOPs_float)
+     << ", \"double\": " << json_number(peak_GFLOPs_double) << "},\n  \"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    os << (i ? ",\n" : "\n") << "    { \"kernel\": " << json_string(r.kernel)
+       << ", \"case\": " << json_string(r.case_name) << ", \"dtype\": " << json_string(r.dtype)
+       << ", \"algorithm\": " << json_string(r.algorithm)
+       << ", \"selected\": " << (r.selected ? "true" : "false")
+       << ", \"verified\": " << (r.verified ? "true" : "false") << ", \"C\": " << r.C
+       << ", \"L\": " << r.L << ", \"R\": " << r.R << ", \"P\": " << r.P << ", \"D1\": " << r.D1
+       << ", \"D2\": " << r.D2 << ", \"ms\": " << json_number(r.ms)
+       << ", \"ms_min\": " << json_number(r.ms_min) << ", \"bytes\": " << json_number(r.bytes)
+       << ", \"flops\": " << json_number(r.flops) << ", \"GBps\": " << json_number(r.GBps)
+       << ", \"GFLOPs\": " << json_number(r.GFLOPs) << ", \"roofline\": " << json_number(r.roofline);
+    for (const auto& [k, v] : r.extra) os << ", " << json_string(k) << ": " << json_number(v);
+    os << " }";
+  }
+  os << "\n  ]\n}\n";
+  std::ofstream f(path);
+  if (!f) grain::impl::throw_error("cannot open '", path, "' for writing the benchmark JSON");
+  f << os.str();
+  if (!f) grain::impl::throw_error("writing '", path, "' failed (disk full?)");
+}
+
+void Report::print_table(std::FILE* out) const {
+  std::fprintf(out, "device: %s  backend: %s  threads: %d  copy: %.1f GB/s", device.c_str(),
+               backend.c_str(), threads, copy_GBps);
+  if (peak_GFLOPs_double > 0 || peak_GFLOPs_float > 0)
+    std::fprintf(out, "  GEMM peak: %.0f (float) %.0f (double) GFLOP/s", peak_GFLOPs_float,
+                 peak_GFLOPs_double);
+  std::fprintf(out, "\n%-18s %-10s %-6s %-24s %10s %10s %9s %9s %8s %s\n", "kernel", "case", "dtype",
+               "algorithm", "ms", "ms_min", "GB/s", "GFLOP/s", "roofline", "");
+  for (const Row& r : rows)
+    std::fprintf(out, "%-18s %-10s %-6s %-24s %10.4f %10.4f %9.1f %9.1f %8.3f %s%s\n",
+                 r.kernel.c_str(), r.case_name.c_str(), r.dtype.c_str(), r.algorithm.c_str(), r.ms,
+                 r.ms_min, r.GBps, r.GFLOPs, r.roofline, r.selected ? "*auto" : "",
+                 r.verified ? "" : " (unverified)");
+}
+
+double host_copy_bandwidth_GBps(std::size_t bytes, int reps) {
+  const std::size_t n = bytes / sizeof(double);
+  std::vector<double> a(n), b(n);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = 1.0;
+    b[i] = 2.0;
+  }
+  double* pa = a.data();
+  double* pb = b.data();
+  const Timing t = time_region<false>(
+      [&] {
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < n; ++i) pb[i] = pa[i];
+      },
+      reps, 2);
+  return 2.0 * n * sizeof(double) / (t.ms * 1e-3) / 1e9;
+}
+
+std::string host_cpu_name() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace grain::bench

@@ -1,0 +1,48 @@
+// Benchmark results in the BENCHMARKS.md format: rows of measurements divided by the ceilings
+// measured in the same run, written as JSON and printed as a table.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace grain::bench {
+
+struct Row {
+  std::string kernel;     // "FieldFieldScalar", "MTTKRP", "Triad", ...
+  std::string case_name;  // "Q1", a tensor's name, a size
+  std::string dtype;      // "float" | "double"
+  std::string algorithm;  // "tile", "cublas-strided-batched", "hand-cuda", ...
+  bool selected = false;  // the algorithm Auto picks for this shape
+  bool verified = false;  // compared with the reference on this run
+  std::int64_t C = 0, L = 0, R = 0, P = 0, D1 = 0, D2 = 0;
+  double ms = 0, ms_min = 0;  // median and minimum of the timed repetitions
+  double bytes = 0, flops = 0;
+  // Filled by Report::add from the ceilings: GBps, GFLOPs, roofline = time_floor / time.
+  double GBps = 0, GFLOPs = 0, roofline = 0;
+  // Further numeric fields (e.g. "N", "eff_GBps", "mode"), written after the standard ones.
+  std::vector<std::pair<std::string, double>> extra;
+};
+
+struct Report {
+  std::string device;
+  std::string backend;  // "cuda" | "openmp" | "serial" | "mixed"
+  int threads = 1;
+  double copy_GBps = 0;
+  double peak_GFLOPs_float = 0, peak_GFLOPs_double = 0;  // 0: not measured
+  std::vector<Row> rows;
+
+  // Derives GBps, GFLOPs and roofline from the row's time and this report's ceilings.
+  Row& add(Row r);
+  // One JSON object in the BENCHMARKS.md format. Raises grain::Error if the file can't be written.
+  void write_json(const std::string& path) const;
+  // A readable table: kernel, case, dtype, algorithm, ms, GB/s, GFLOP/s, roofline, Auto's pick.
+  void print_table(std::FILE* out = stdout) const;
+};
+
+// "H100 80GB HBM3" on a GPU build with a device, else the CPU model from /proc/cpuinfo.
+std::string host_cpu_name();
+
+}  // namespace grain::bench

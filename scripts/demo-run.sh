@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The demo itself, given the grain binary: what the machine has, then each capability at a small
+# size on every back end present.
+set -euo pipefail
+grain=${1:?usage: demo-run.sh path/to/grain}
+echo "== grain info"
+"$grain" info
+echo
+echo "== core: triad and dot, grain against hand-written loops (small sizes)"
+"$grain" bench core --n 4000000 --gpu-n 67108864 --reps 10
