@@ -37,8 +37,8 @@ Timing time_region(Fn&& fn, int reps = 10, int warmup = 2) {
   for (int i = 0; i < warmup; ++i) fn();
   std::vector<double> ms;
   ms.reserve(reps);
-#if defined(GRAIN_ENABLE_CUDA)
   if constexpr (OnGpu) {
+#if defined(GRAIN_ENABLE_CUDA)
     cudaEvent_t start, stop;
     impl::cuda_check(cudaEventCreate(&start), "cudaEventCreate");
     impl::cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -54,14 +54,14 @@ Timing time_region(Fn&& fn, int reps = 10, int warmup = 2) {
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    return summarize(ms);
-  }
 #endif
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+  } else {
+    for (int i = 0; i < reps; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      fn();
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
   }
   return summarize(ms);
 }
