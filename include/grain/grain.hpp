@@ -2,3 +2,5 @@
 #pragma once
 
 #include "grain/core.hpp"
+#include "grain/cp.hpp"
+#include "grain/contract/contract.hpp"

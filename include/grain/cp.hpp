@@ -1,0 +1,7 @@
+// Sparse tensors and CP decomposition (issue 5): the sparse and cp layers.
+#pragma once
+
+#include "grain/sparse/sparse_tensor.hpp"
+#include "grain/sparse/io.hpp"
+#include "grain/sparse/generate.hpp"
+#include "grain/cp/dense_solve.hpp"

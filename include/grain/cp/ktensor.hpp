@@ -1,0 +1,359 @@
+// grain::cp::Ktensor: a CP model, weights lambda (R) and one factor matrix per mode (rows of
+// length R, LayoutRight, so a nonzero's MTTKRP reads one contiguous row per mode), with the
+// small portable kernels CP-ALS needs: Gram matrices, column norms, scaling, the inner product
+// with a sparse tensor.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "grain/core.hpp"
+#include "grain/sparse/sparse_tensor.hpp"
+
+namespace grain::cp {
+
+template <class T, class Space = HostSpace>
+struct Ktensor {
+  using factor_view = View<T**, LayoutRight, Space>;
+  View<T*, LayoutRight, Space> lambda;
+  std::vector<factor_view> factors;
+
+  Ktensor() = default;
+  Ktensor(const std::vector<index_type>& dims, int rank) {
+    if (rank < 1) impl::throw_error("grain::cp::Ktensor: rank ", rank, " must be at least 1");
+    lambda = View<T*, LayoutRight, Space>("ktensor_lambda", rank);
+    for (std::size_t m = 0; m < dims.size(); ++m)
+      factors.emplace_back("ktensor_factor_" + std::to_string(m), dims[m], rank);
+  }
+  int ndims() const { return static_cast<int>(factors.size()); }
+  int rank() const { return static_cast<int>(lambda.extent(0)); }
+  index_type dim(int m) const { return static_cast<index_type>(factors.at(m).extent(0)); }
+  std::vector<index_type> dims() const {
+    std::vector<index_type> d;
+    for (int m = 0; m < ndims(); ++m) d.push_back(dim(m));
+    return d;
+  }
+
+  template <class Space2>
+  Ktensor<T, Space2> to_space() const {
+    Ktensor<T, Space2> K(dims(), rank());
+    deep_copy(K.lambda, lambda);
+    for (int m = 0; m < ndims(); ++m) deep_copy(K.factors[m], factors[m]);
+    return K;
+  }
+};
+
+// ---- kernels (functors at namespace scope: usable from nvcc translation units) -------------------
+namespace impl {
+
+template <class Exec>
+constexpr bool on_host() {
+  return is_host_execution_space_v<Exec>;
+}
+
+// G += A^T A over a block of rows per team; each (r, s) accumulates in team scratch.
+template <class T, class Member>
+struct GramFunctor {
+  const T* A;
+  T* G;
+  index_type I, R, rows;
+  int level;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    T* acc = m.team_scratch(level).template get<T>(static_cast<std::size_t>(R * R));
+    const index_type i0 = m.league_rank() * rows;
+    const index_type i1 = i0 + rows < I ? i0 + rows : I;
+    const T* a = A;
+    const index_type RR = R;
+    parallel_for(TeamThreadRange(m, R), [&](index_type r) {
+      parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { acc[r * RR + s] = T(0); });
+      for (index_type i = i0; i < i1; ++i) {
+        const T ar = a[i * RR + r];
+        const T* row = a + i * RR;
+        parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { acc[r * RR + s] += ar * row[s]; });
+      }
+      parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { atomic_add(&G[r * RR + s], acc[r * RR + s]); });
+    });
+  }
+};
+
+// Column norms over blocks of rows: sum of squares (atomic add) or largest magnitude (atomic max
+// on the bit pattern, which orders like the value for non-negative floats).
+template <class T, class Member>
+struct ColumnNormFunctor {
+  const T* A;
+  T* out;
+  index_type I, R, rows;
+  bool max_norm;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type i0 = m.league_rank() * rows;
+    const index_type i1 = i0 + rows < I ? i0 + rows : I;
+    parallel_for(TeamThreadRange(m, R), [&](index_type r) {
+      T v = T(0);
+      for (index_type i = i0; i < i1; ++i) {
+        const T x = A[i * R + r];
+        if (max_norm) {
+          const T ax = x < T(0) ? -x : x;
+          v = ax > v ? ax : v;
+        } else {
+          v += x * x;
+        }
+      }
+      single(PerThread(m), [&]() {
+        if (max_norm) {
+          using Bits = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+          Bits b;
+          memcpy(&b, &v, sizeof(T));
+          atomic_fetch_max(reinterpret_cast<Bits*>(out + r), b);
+        } else {
+          atomic_add(out + r, v);
+        }
+      });
+    });
+  }
+};
+
+// out(i, :) = B(i, :) * W for an R x R matrix W; one team thread per row, vector lanes over r.
+template <class T, class Member>
+struct RowTimesMatrixFunctor {
+  const T* B;
+  const T* W;
+  T* out;
+  index_type I, R, rows;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type i0 = m.league_rank() * rows;
+    const index_type i1 = i0 + rows < I ? i0 + rows : I;
+    parallel_for(TeamThreadRange(m, i0, i1), [&](index_type i) {
+      const T* b = B + i * R;
+      parallel_for(ThreadVectorRange(m, R), [&](index_type r) {
+        T s = T(0);
+        for (index_type k = 0; k < R; ++k) s += b[k] * W[k * R + r];
+        out[i * R + r] = s;
+      });
+    });
+  }
+};
+
+template <class T>
+struct ScaleColumnsFunctor {
+  T* A;
+  const T* scale;
+  index_type R;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e) const { A[e] *= scale[e % R]; }
+};
+
+// sum_{i,r} A(i,r) B(i,r) w(r)
+template <class T>
+struct WeightedDotFunctor {
+  const T* A;
+  const T* B;
+  const T* w;
+  index_type R;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e, double& s) const {
+    s += static_cast<double>(A[e]) * static_cast<double>(B[e]) * static_cast<double>(w[e % R]);
+  }
+};
+
+template <class T>
+struct SquaresFunctor {
+  const T* v;
+  GRAIN_INLINE_FUNCTION void operator()(index_type j, double& s) const {
+    s += static_cast<double>(v[j]) * static_cast<double>(v[j]);
+  }
+};
+
+// <X, K> = sum_j x_j sum_r lambda_r prod_m A_m(i_m, r)
+template <class T>
+struct InnerProductFunctor {
+  const subscript_type* subs;
+  const T* vals;
+  const T* lambda;
+  const T* fac[kMaxSparseModes];
+  int N;
+  index_type R;
+  GRAIN_INLINE_FUNCTION void operator()(index_type j, double& s) const {
+    double x = 0;
+    for (index_type r = 0; r < R; ++r) {
+      double p = static_cast<double>(lambda[r]);
+      for (int m = 0; m < N; ++m) p *= static_cast<double>(fac[m][subs[j * N + m] * R + r]);
+      x += p;
+    }
+    s += static_cast<double>(vals[j]) * x;
+  }
+};
+
+template <class Exec>
+int team_rows() {
+  return on_host<Exec>() ? 64 : 128;
+}
+
+}  // namespace impl
+
+// G = A^T A (R x R, row-major, returned on the host in double).
+template <class Exec, class T, class Space>
+std::vector<double> gram(const View<T**, LayoutRight, Space>& A) {
+  const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
+  View<T*, LayoutRight, Space> G("gram", R * R);
+  if (I > 0) {
+    const index_type rows = impl::team_rows<Exec>();
+    const std::size_t bytes = static_cast<std::size_t>(R * R) * sizeof(T);
+    const int level = bytes <= 40 * 1024 ? 0 : 1;
+    const int vec = impl::on_host<Exec>() ? 1 : (R >= 32 ? 32 : R >= 16 ? 16 : R >= 8 ? 8 : 4);
+    TeamPolicy<Exec> policy((I + rows - 1) / rows, impl::on_host<Exec>() ? 1 : 8, vec);
+    policy.set_scratch_size(level, PerTeam(bytes));
+    parallel_for(policy, impl::GramFunctor<T, typename TeamPolicy<Exec>::member_type>{
+                             A.data(), G.data(), I, R, rows, level});
+  }
+  auto h = create_mirror_view(G);
+  deep_copy(h, G);
+  std::vector<double> out(static_cast<std::size_t>(R * R));
+  for (index_type e = 0; e < R * R; ++e) out[e] = static_cast<double>(h(e));
+  return out;
+}
+
+// Per-column 2-norms (max_norm false) or max-norms of A, on the host.
+template <class Exec, class T, class Space>
+std::vector<double> column_norms(const View<T**, LayoutRight, Space>& A, bool max_norm) {
+  const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
+  View<T*, LayoutRight, Space> n("column_norms", R);
+  if (I > 0) {
+    const index_type rows = impl::team_rows<Exec>() * 4;
+    TeamPolicy<Exec> policy((I + rows - 1) / rows, impl::on_host<Exec>() ? 1 : (R < 256 ? static_cast<int>(R) : 256), 1);
+    parallel_for(policy, impl::ColumnNormFunctor<T, typename TeamPolicy<Exec>::member_type>{
+                             A.data(), n.data(), I, R, rows, max_norm});
+  }
+  auto h = create_mirror_view(n);
+  deep_copy(h, n);
+  std::vector<double> out(R);
+  for (index_type r = 0; r < R; ++r) out[r] = max_norm ? h(r) : std::sqrt(static_cast<double>(h(r)));
+  return out;
+}
+
+// A(:, r) *= scale[r]
+template <class Exec, class T, class Space>
+void scale_columns(const View<T**, LayoutRight, Space>& A, const std::vector<double>& scale) {
+  const index_type R = static_cast<index_type>(A.extent(1));
+  View<T*, LayoutRight, Space> s("column_scale", R);
+  auto h = create_mirror_view(s);
+  for (index_type r = 0; r < R; ++r) h(r) = static_cast<T>(scale[r]);
+  deep_copy(s, h);
+  parallel_for(RangePolicy<Exec>(0, static_cast<index_type>(A.size())),
+               impl::ScaleColumnsFunctor<T>{A.data(), s.data(), R});
+}
+
+// ||K||^2 from the Gram matrices: lambda^T (G_1 .* ... .* G_N) lambda.
+inline double ktensor_norm_squared(const std::vector<double>& lambda,
+                                   const std::vector<std::vector<double>>& grams) {
+  const std::size_t R = lambda.size();
+  double s = 0;
+  for (std::size_t e = 0; e < R * R; ++e) {
+    double h = lambda[e / R] * lambda[e % R];
+    for (const auto& g : grams) h *= g[e];
+    s += h;
+  }
+  return s;
+}
+
+template <class Exec, class T, class Space>
+std::vector<double> host_lambda(const Ktensor<T, Space>& K) {
+  auto h = create_mirror_view(K.lambda);
+  deep_copy(h, K.lambda);
+  return std::vector<double>(h.data(), h.data() + K.rank());
+}
+
+template <class Exec, class T, class Space>
+double norm(const Ktensor<T, Space>& K) {
+  std::vector<std::vector<double>> g;
+  for (int m = 0; m < K.ndims(); ++m) g.push_back(gram<Exec>(K.factors[m]));
+  return std::sqrt(std::max(0.0, ktensor_norm_squared(host_lambda<Exec>(K), g)));
+}
+
+// Columns scaled to unit 2-norm, the norms moved into lambda (zero columns left as they are).
+template <class Exec, class T, class Space>
+void normalize(Ktensor<T, Space>& K) {
+  std::vector<double> lambda = host_lambda<Exec>(K);
+  for (int m = 0; m < K.ndims(); ++m) {
+    std::vector<double> n = column_norms<Exec>(K.factors[m], false);
+    std::vector<double> inv(n.size());
+    for (std::size_t r = 0; r < n.size(); ++r) {
+      inv[r] = n[r] > 0 ? 1.0 / n[r] : 1.0;
+      lambda[r] *= n[r] > 0 ? n[r] : 1.0;
+    }
+    scale_columns<Exec>(K.factors[m], inv);
+  }
+  auto h = create_mirror_view(K.lambda);
+  for (int r = 0; r < K.rank(); ++r) h(r) = static_cast<T>(lambda[r]);
+  deep_copy(K.lambda, h);
+}
+
+// Normalizes, then orders the components by decreasing weight (on the host: R columns).
+template <class Exec, class T, class Space>
+void arrange(Ktensor<T, Space>& K) {
+  normalize<Exec>(K);
+  const int R = K.rank();
+  std::vector<double> lambda = host_lambda<Exec>(K);
+  std::vector<int> order(R);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lambda[a] > lambda[b]; });
+  auto hl = create_mirror_view(K.lambda);
+  for (int r = 0; r < R; ++r) hl(r) = static_cast<T>(lambda[order[r]]);
+  deep_copy(K.lambda, hl);
+  for (int m = 0; m < K.ndims(); ++m) {
+    auto h = create_mirror(K.factors[m]);
+    deep_copy(h, K.factors[m]);
+    auto p = create_mirror(K.factors[m]);
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (int r = 0; r < R; ++r) p(i, r) = h(i, order[r]);
+    deep_copy(K.factors[m], p);
+  }
+}
+
+// <X, K>, one pass over the nonzeros.
+template <class Exec, class T, class Space>
+double inner_product(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K) {
+  if (X.dims() != K.dims())
+    impl::throw_error("grain::cp::inner_product: tensor ", dims_string(X.dims()), " and Ktensor ",
+                      dims_string(K.dims()), " differ in shape");
+  impl::InnerProductFunctor<T> f{X.subscripts().data(), X.values().data(), K.lambda.data(), {},
+                                 X.ndims(), K.rank()};
+  for (int m = 0; m < X.ndims(); ++m) f.fac[m] = K.factors[m].data();
+  double s = 0;
+  parallel_reduce(RangePolicy<Exec>(0, X.nnz()), f, s);
+  return s;
+}
+
+// ||X||^2
+template <class Exec, class T, class Space>
+double norm_squared(const SparseTensor<T, Space>& X) {
+  double s = 0;
+  parallel_reduce(RangePolicy<Exec>(0, X.nnz()), impl::SquaresFunctor<T>{X.values().data()}, s);
+  return s;
+}
+
+// Factor entries uniform in [0, 1) from one seeded stream, drawn on the host in mode order and
+// copied to Space: the same seed gives the same start on every back end. lambda = 1.
+template <class T, class Space>
+Ktensor<T, Space> random_ktensor(const std::vector<index_type>& dims, int rank, std::uint64_t seed) {
+  Ktensor<T, Space> K(dims, rank);
+  std::mt19937_64 g(seed);
+  for (int m = 0; m < K.ndims(); ++m) {
+    auto h = create_mirror(K.factors[m]);
+    for (std::size_t e = 0; e < h.size(); ++e) h.data()[e] = static_cast<T>((g() >> 11) * (1.0 / 9007199254740992.0));
+    deep_copy(K.factors[m], h);
+  }
+  deep_copy(K.lambda, T(1));
+  return K;
+}
+
+// Text files: PREFIX_lambda.txt (R values) and PREFIX_mode<m>.txt (one factor row per line).
+template <class T, class Space>
+void write_ktensor(const std::string& prefix, const Ktensor<T, Space>& K);
+template <class T>
+Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<index_type>& dims,
+                                   int rank);
+
+}  // namespace grain::cp

@@ -1,0 +1,56 @@
+// Host permutation: a parallel, stable counting sort of the nonzeros by one mode's index.
+// O(nnz + dim) work, which beats a comparison sort for the bounded keys of a sparse tensor.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "grain/sparse/sparse_tensor.hpp"
+
+#if defined(GRAIN_ENABLE_OPENMP)
+#include <omp.h>
+#endif
+
+namespace grain::impl {
+
+void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
+                           std::int64_t dim, std::int64_t* perm) {
+  int threads = 1;
+#if defined(GRAIN_ENABLE_OPENMP)
+  threads = omp_get_max_threads();
+  // Per-thread histograms cost threads x dim: keep them small next to the data.
+  while (threads > 1 && threads * dim > 4 * nnz + 65536) --threads;
+#endif
+  std::vector<std::int64_t> count(static_cast<std::size_t>(threads) * dim + 1, 0);
+#if defined(GRAIN_ENABLE_OPENMP)
+#pragma omp parallel num_threads(threads) if (threads > 1)
+#endif
+  {
+#if defined(GRAIN_ENABLE_OPENMP)
+    const int t = omp_get_thread_num();
+#else
+    const int t = 0;
+#endif
+    const std::int64_t lo = nnz * t / threads, hi = nnz * (t + 1) / threads;
+    std::int64_t* c = count.data() + static_cast<std::size_t>(t) * dim;
+    for (std::int64_t j = lo; j < hi; ++j) ++c[subs[j * nmodes + mode]];
+#if defined(GRAIN_ENABLE_OPENMP)
+#pragma omp barrier
+#pragma omp single
+#endif
+    {
+      // Exclusive prefix in (key, thread) order: thread t's nonzeros of key k follow those of
+      // threads before t, which keeps the sort stable.
+      std::int64_t run = 0;
+      for (std::int64_t k = 0; k < dim; ++k)
+        for (int s = 0; s < threads; ++s) {
+          std::int64_t& x = count[static_cast<std::size_t>(s) * dim + k];
+          const std::int64_t n = x;
+          x = run;
+          run += n;
+        }
+    }
+    for (std::int64_t j = lo; j < hi; ++j) perm[c[subs[j * nmodes + mode]]++] = j;
+  }
+}
+
+}  // namespace grain::impl
