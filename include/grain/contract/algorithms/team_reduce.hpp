@@ -1,0 +1,124 @@
+// Team reductions (study §3.2): several threads contribute to one output.
+//
+//   TeamDepth1  one team per output; its threads take the last contracted index (D2, D or P),
+//               each loops over the leading ones; the team reduces (§3.2.1, Fig. 3.2).
+//   TeamDepth2  the same with threads over the last two contracted indices (D1 x D2, or P x D)
+//               (§3.2.2, Fig. 3.5). Needs two contracted indices: Vector and Tensor kernels.
+//   TeamStride  one team of 32 threads per output; threads stride over the flattened K, like an
+//               OpenMP collapse (§3.2.3, Figs. 3.8-3.9).
+//   TeamSmallK  the special case for short K (§3.2.4, Fig. 3.11): a team of 256 threads packs
+//               256 / G outputs, each reduced by G = pow2(min(K, 32)) vector lanes with warp
+//               shuffles. The study used atomics into a zeroed output; vector lanes need neither,
+//               are deterministic and honour sum_into.
+//
+// The team sizes above are the GPU's; on the CPU a team is one thread and its vector ranges are
+// SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
+#pragma once
+
+#include "grain/contract/algorithms/common.hpp"
+#include "grain/core/parallel.hpp"
+
+namespace grain::impl {
+
+template <class T, int Depth>
+struct ContractTeamDepthKernel {
+  ContractProblem<T> p;
+  bool c_fast;
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    index_type c, l, r;
+    split_output(p, c_fast, m.league_rank(), c, l, r);
+    const T* a = p.a + c * p.a_c + l * p.a_l;
+    const T* b = p.b + c * p.b_c + r * p.b_r;
+    // Threads: x2 (Depth 1) or x1 x x2 (Depth 2); loops: the remaining leading indices.
+    const index_type nthr = Depth == 1 ? p.x[2] : p.x[1] * p.x[2];
+    const ContractProblem<T>& q = p;
+    T sum = T(0);
+    parallel_reduce(
+        TeamVectorRange(m, nthr),
+        [&](index_type t, T& v) {
+          if (Depth == 1) {
+            const T* at = a + t * q.ax[2];
+            const T* bt = b + t * q.bx[2];
+            for (index_type i0 = 0; i0 < q.x[0]; ++i0)
+              for (index_type i1 = 0; i1 < q.x[1]; ++i1)
+                v += at[i0 * q.ax[0] + i1 * q.ax[1]] * bt[i0 * q.bx[0] + i1 * q.bx[1]];
+          } else {
+            const index_type i1 = t / q.x[2], i2 = t - i1 * q.x[2];
+            const T* at = a + i1 * q.ax[1] + i2 * q.ax[2];
+            const T* bt = b + i1 * q.bx[1] + i2 * q.bx[2];
+            for (index_type i0 = 0; i0 < q.x[0]; ++i0) v += at[i0 * q.ax[0]] * bt[i0 * q.bx[0]];
+          }
+        },
+        sum);
+    single(PerTeam(m), [&]() { q.store(c, l, r, sum); });
+  }
+};
+
+template <class T>
+struct ContractTeamStrideKernel {
+  ContractProblem<T> p;
+  bool c_fast;
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    index_type c, l, r;
+    split_output(p, c_fast, m.league_rank(), c, l, r);
+    const T* a = p.a + c * p.a_c + l * p.a_l;
+    const T* b = p.b + c * p.b_c + r * p.b_r;
+    const ContractProblem<T>& q = p;
+    T sum = T(0);
+    parallel_reduce(
+        TeamVectorRange(m, p.K), [&](index_type k, T& v) { v += a[q.a_k(k)] * b[q.b_k(k)]; }, sum);
+    single(PerTeam(m), [&]() { q.store(c, l, r, sum); });
+  }
+};
+
+template <class T>
+struct ContractTeamSmallKKernel {
+  ContractProblem<T> p;
+  bool c_fast;
+  index_type outputs;  // C * L * R
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type o = m.league_rank() * m.team_size() + m.team_rank();
+    const bool valid = o < outputs;
+    index_type c = 0, l = 0, r = 0;
+    if (valid) split_output(p, c_fast, o, c, l, r);
+    const T* a = p.a + c * p.a_c + l * p.a_l;
+    const T* b = p.b + c * p.b_c + r * p.b_r;
+    const ContractProblem<T>& q = p;
+    T sum = T(0);
+    // Every lane takes part in the shuffle reduction; an idle thread reduces an empty range.
+    parallel_reduce(
+        ThreadVectorRange(m, valid ? p.K : 0),
+        [&](index_type k, T& v) { v += a[q.a_k(k)] * b[q.b_k(k)]; }, sum);
+    if (valid) single(PerThread(m), [&]() { q.store(c, l, r, sum); });
+  }
+};
+
+template <class Exec, class T, int Depth>
+void contract_team_depth(const ContractProblem<T>& p) {
+  const index_type nthr = Depth == 1 ? p.x[2] : p.x[1] * p.x[2];
+  const int team = static_cast<int>(std::min<index_type>(std::max<index_type>(nthr, 1), 256));
+  parallel_for(contract_team_policy<Exec>(p.C * p.L * p.R, team),
+               ContractTeamDepthKernel<T, Depth>{p, p.cells_fastest()});
+}
+
+template <class Exec, class T>
+void contract_team_stride(const ContractProblem<T>& p) {
+  parallel_for(contract_team_policy<Exec>(p.C * p.L * p.R, 32),
+               ContractTeamStrideKernel<T>{p, p.cells_fastest()});
+}
+
+template <class Exec, class T>
+void contract_team_small_k(const ContractProblem<T>& p) {
+  const index_type outputs = p.C * p.L * p.R;
+  int lanes = 1;
+  while (lanes < p.K && lanes < 32) lanes *= 2;
+  const int per_team = is_host_execution_space_v<Exec> ? 1 : 256 / lanes;
+  const index_type league = (outputs + per_team - 1) / per_team;
+  parallel_for(contract_team_policy<Exec>(league, per_team, lanes),
+               ContractTeamSmallKKernel<T>{p, p.cells_fastest(), outputs});
+}
+
+}  // namespace grain::impl

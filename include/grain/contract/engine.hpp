@@ -1,0 +1,24 @@
+// The one engine behind the nine contractions. Its kernels are compiled once, in the library
+// (src/contract/engine_*.cpp, as CUDA in CUDA builds), for float and double on every enabled
+// back end; this header only declares the entry point, so a host-compiled program can run
+// contractions on CudaSpace Views.
+#pragma once
+
+#include "grain/contract/options.hpp"
+#include "grain/contract/problem.hpp"
+
+namespace grain::impl {
+
+// Runs `p` with algorithm `a` (Auto resolved here) on back end `e` (already resolved: Serial,
+// OpenMP or Cuda). Raises grain::Error naming p.function when `a` does not apply or `e` is not
+// built in. Returns the algorithm that ran.
+ContractAlgorithm contract_run(const ContractProblem<float>& p, ContractAlgorithm a, ContractExec e);
+ContractAlgorithm contract_run(const ContractProblem<double>& p, ContractAlgorithm a, ContractExec e);
+
+#if defined(GRAIN_ENABLE_CUDA)
+// cuBLAS strided-batched GEMM (src/contract/blas_cuda.cu). Preconditions checked by the engine.
+void contract_blas_cuda(const ContractProblem<float>& p);
+void contract_blas_cuda(const ContractProblem<double>& p);
+#endif
+
+}  // namespace grain::impl

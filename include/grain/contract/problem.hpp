@@ -1,0 +1,192 @@
+// The engine's description of one call: every one of the nine kernels becomes
+//
+//     out[c, l, r] = sum_k left[c, l, k] * right[c, r, k]        (L = 1 and/or R = 1 for Data)
+//
+// with run-time strides, so LayoutRight and LayoutLeft Views (and the broadcast of a DataField
+// `data` array whose point extent is 1) all reach the same kernels.
+//
+// Contracted indices are kept twice:
+//  * logically, padded to three (x0, x1, x2) = (1, 1, P) | (1, P, D) | (P, D1, D2), with a stride
+//    per operand (stride 0 = broadcast). The team-depth algorithms map threads onto the last one
+//    or two of them, as in the study;
+//  * canonically, as k = k1 * K0 + k0 (K0 the memory-fastest run that is uniformly strided in
+//    both operands). Without broadcast K1 = 1 and K0 = K: one strided loop, stride 1 for
+//    LayoutRight inputs. A broadcast splits K at the point/component boundary.
+#pragma once
+
+#include <cstddef>
+
+#include "grain/core/config.hpp"
+#include "grain/core/error.hpp"
+#include "grain/core/policy.hpp"
+
+namespace grain {
+
+enum class ContractKernel {
+  DataDataScalar,
+  DataDataVector,
+  DataDataTensor,
+  DataFieldScalar,
+  DataFieldVector,
+  DataFieldTensor,
+  FieldFieldScalar,
+  FieldFieldVector,
+  FieldFieldTensor
+};
+
+inline const char* contract_kernel_name(ContractKernel k) {
+  switch (k) {
+    case ContractKernel::DataDataScalar: return "DataDataScalar";
+    case ContractKernel::DataDataVector: return "DataDataVector";
+    case ContractKernel::DataDataTensor: return "DataDataTensor";
+    case ContractKernel::DataFieldScalar: return "DataFieldScalar";
+    case ContractKernel::DataFieldVector: return "DataFieldVector";
+    case ContractKernel::DataFieldTensor: return "DataFieldTensor";
+    case ContractKernel::FieldFieldScalar: return "FieldFieldScalar";
+    case ContractKernel::FieldFieldVector: return "FieldFieldVector";
+    case ContractKernel::FieldFieldTensor: return "FieldFieldTensor";
+  }
+  return "?";
+}
+
+// 0: DataData, 1: DataField, 2: FieldField.
+inline int contract_kernel_family(ContractKernel k) { return static_cast<int>(k) / 3; }
+// Number of contracted indices: 1 (Scalar), 2 (Vector), 3 (Tensor).
+inline int contract_kernel_contracted(ContractKernel k) { return static_cast<int>(k) % 3 + 1; }
+
+namespace impl {
+
+template <class T>
+struct ContractProblem {
+  ContractKernel kernel = ContractKernel::DataDataScalar;
+  const char* function = "";
+  bool sum_into = false;
+
+  index_type C = 0, L = 1, R = 1, K = 0;
+  // Logical contracted indices, padded to three.
+  index_type x[3] = {1, 1, 0};
+  index_type ax[3] = {0, 0, 0}, bx[3] = {0, 0, 0};
+  // Non-contracted strides.
+  index_type a_c = 0, a_l = 0, b_c = 0, b_r = 0, o_c = 0, o_l = 0, o_r = 0;
+  // Canonical two-level K.
+  index_type K1 = 1, K0 = 0, a_s1 = 0, a_s0 = 0, b_s1 = 0, b_s0 = 0;
+
+  const T* a = nullptr;
+  const T* b = nullptr;
+  T* out = nullptr;
+
+  // Offsets of flattened k (k1 * K0 + k0) in each operand; the division only with a broadcast.
+  GRAIN_FORCEINLINE_FUNCTION index_type a_k(index_type k) const {
+    if (K1 == 1) return k * a_s0;
+    const index_type k1 = k / K0;
+    return k1 * a_s1 + (k - k1 * K0) * a_s0;
+  }
+  GRAIN_FORCEINLINE_FUNCTION index_type b_k(index_type k) const {
+    if (K1 == 1) return k * b_s0;
+    const index_type k1 = k / K0;
+    return k1 * b_s1 + (k - k1 * K0) * b_s0;
+  }
+  GRAIN_FORCEINLINE_FUNCTION T* out_at(index_type c, index_type l, index_type r) const {
+    return out + c * o_c + l * o_l + r * o_r;
+  }
+  // Writes or accumulates one result.
+  GRAIN_FORCEINLINE_FUNCTION void store(index_type c, index_type l, index_type r, T v) const {
+    T* o = out_at(c, l, r);
+    *o = sum_into ? *o + v : v;
+  }
+  // Cells are the unit-stride index of both inputs (LayoutLeft): threads should take consecutive c.
+  GRAIN_INLINE_FUNCTION bool cells_fastest() const { return a_c == 1 && b_c == 1 && C > 1; }
+  GRAIN_INLINE_FUNCTION bool k_unit() const { return K1 == 1 && a_s0 == 1 && b_s0 == 1; }
+
+  // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the
+  // rest by right's stride (right is never broadcast), merge neighbours that are uniformly strided
+  // in both operands.
+  void canonicalize() {
+    K = x[0] * x[1] * x[2];
+    struct Dim {
+      index_type e, a, b;
+    };
+    Dim d[3];
+    int n = 0;
+    for (int i = 0; i < 3; ++i)
+      if (x[i] != 1) d[n++] = Dim{x[i], ax[i], bx[i]};
+    for (int i = 1; i < n; ++i)  // insertion sort of at most three
+      for (int j = i; j > 0 && d[j].b < d[j - 1].b; --j) {
+        const Dim t = d[j];
+        d[j] = d[j - 1];
+        d[j - 1] = t;
+      }
+    Dim m[3];
+    int nm = 0;
+    for (int i = 0; i < n; ++i) {
+      if (nm > 0 && d[i].a == m[nm - 1].a * m[nm - 1].e && d[i].b == m[nm - 1].b * m[nm - 1].e) {
+        m[nm - 1].e *= d[i].e;
+      } else {
+        m[nm++] = d[i];
+      }
+    }
+    if (nm == 0) {
+      K1 = 1;
+      K0 = K;  // 0 or 1
+      a_s0 = b_s0 = 1;
+      a_s1 = b_s1 = 0;
+      if (K == 1) {
+        a_s0 = 0;
+        b_s0 = 0;
+      }
+    } else if (nm == 1) {
+      K1 = 1;
+      K0 = m[0].e;
+      a_s0 = m[0].a;
+      b_s0 = m[0].b;
+    } else if (nm == 2) {
+      K0 = m[0].e;
+      a_s0 = m[0].a;
+      b_s0 = m[0].b;
+      K1 = m[1].e;
+      a_s1 = m[1].a;
+      b_s1 = m[1].b;
+    } else {
+      throw_error(function, ": internal error: contracted indices of 'left' and 'right' cannot be "
+                  "flattened into two strided levels (mixed layouts?)");
+    }
+  }
+};
+
+// ---- small building blocks shared by the algorithms --------------------------------------------
+
+// Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
+// so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
+// branch is the LayoutLeft case.
+template <class T>
+GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, index_type sy,
+                                         index_type n) {
+  if (sx == 1 && sy == 1) {
+    T acc[8] = {T(0), T(0), T(0), T(0), T(0), T(0), T(0), T(0)};
+    index_type i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += x[i + j] * y[i + j];
+    for (; i < n; ++i) acc[0] += x[i] * y[i];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  }
+  T s0 = T(0), s1 = T(0);
+  index_type i = 0;
+  for (; i + 2 <= n; i += 2) {
+    s0 += x[i * sx] * y[i * sy];
+    s1 += x[(i + 1) * sx] * y[(i + 1) * sy];
+  }
+  if (i < n) s0 += x[i * sx] * y[i * sy];
+  return s0 + s1;
+}
+
+// The full contraction of one (c, l, r) over the canonical two-level K.
+template <class T>
+GRAIN_FORCEINLINE_FUNCTION T dot_k(const ContractProblem<T>& p, const T* a, const T* b) {
+  T s = T(0);
+  for (index_type k1 = 0; k1 < p.K1; ++k1)
+    s += dot_strided(a + k1 * p.a_s1, p.a_s0, b + k1 * p.b_s1, p.b_s0, p.K0);
+  return s;
+}
+
+}  // namespace impl
+}  // namespace grain

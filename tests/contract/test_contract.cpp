@@ -1,0 +1,182 @@
+// The nine contractions: every algorithm x every kernel x both layouts x float and double x
+// every enabled back end, against grain's serial oracle and an independent naive loop, on random
+// non-zero inputs of odd extents, with the output NaN-poisoned first (overwrite) or holding
+// random values (sum_into). The combinations are looped inside a few tests to keep CI fast.
+#include <sstream>
+
+#include "contract_test_util.hpp"
+
+namespace {
+
+using namespace contract_test;
+using grain::ContractAlgorithm;
+
+// The test's own applicability table (select.hpp is not consulted).
+template <int Family, int NK, class Exec, class Layout>
+bool applies(ContractAlgorithm a) {
+  switch (a) {
+    case ContractAlgorithm::TeamDepth2: return NK >= 2;
+    case ContractAlgorithm::Slice:
+    case ContractAlgorithm::AdaptiveSlice: return Family >= 1;
+    case ContractAlgorithm::Tile: return Family == 2;
+    case ContractAlgorithm::Blas:
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+      return Family == 2 && std::is_same_v<Exec, grain::Cuda> &&
+             std::is_same_v<Layout, grain::LayoutRight>;
+#else
+      return false;
+#endif
+    default: return true;
+  }
+}
+
+template <class T>
+double tol_for(std::size_t K, double mag) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  return 2.0 * eps * (static_cast<double>(K) + 2.0) * mag + 4.0 * eps;
+}
+
+template <class Exec, int Family, int NK, class T, class Layout>
+void sweep(const Shape& s, bool broadcast, std::uint64_t seed, int& runs) {
+  using Space = typename Exec::memory_space;
+  using KS = KernelShape<Family, NK>;
+  using HL = ViewN<T, KS::left_rank, Layout, grain::HostSpace>;
+  using HR = ViewN<T, KS::right_rank, Layout, grain::HostSpace>;
+  using HO = ViewN<T, KS::out_rank, Layout, grain::HostSpace>;
+  using DL = ViewN<T, KS::left_rank, Layout, Space>;
+  using DR = ViewN<T, KS::right_rank, Layout, Space>;
+  using DO = ViewN<T, KS::out_rank, Layout, Space>;
+  using CDL = ViewN<const T, KS::left_rank, Layout, Space>;
+  using CDR = ViewN<const T, KS::right_rank, Layout, Space>;
+
+  const std::size_t L = KS::L(s), R = KS::R(s);
+  const std::size_t K = s.P * (NK >= 2 ? s.D1 : 1) * (NK >= 3 ? s.D2 : 1);
+  HL hl = make_view<HL>("left", KS::left_extents(s, broadcast ? 1 : s.P));
+  HR hr = make_view<HR>("right", KS::right_extents(s));
+  grain::test::fill_random(hl, seed);
+  grain::test::fill_random(hr, seed + 1);
+  std::vector<double> ref, mag;
+  naive<Family, NK>(s, hl, hr, ref, mag);
+
+  std::ostringstream ctx_os;
+  ctx_os << "kernel family " << Family << " NK " << NK << ", " << grain::impl::layout_name<Layout>()
+         << ", " << (sizeof(T) == 4 ? "float" : "double") << ", " << Exec::name() << ", "
+         << describe(s) << (broadcast ? ", data broadcast over P" : "");
+  const std::string ctx = ctx_os.str();
+
+  // grain's serial oracle, on the host, checked against the naive loop.
+  HO oracle = make_view<HO>("oracle", KS::out_extents(s));
+  grain::test::poison(oracle);
+  call<Family, NK>(oracle, hl, hr, {false, ContractAlgorithm::Serial, grain::ContractExec::Serial});
+  for (std::size_t c = 0; c < s.C; ++c)
+    for (std::size_t l = 0; l < L; ++l)
+      for (std::size_t r = 0; r < R; ++r) {
+        const std::size_t i = (c * L + l) * R + r;
+        const double got = out_at<Family>(oracle, c, l, r);
+        ASSERT_TRUE(std::abs(got - ref[i]) <= tol_for<T>(K, mag[i]))
+            << ctx << ": serial oracle at (" << c << "," << l << "," << r << ") = " << got
+            << ", naive " << ref[i];
+      }
+
+  DL dl = make_view<DL>("left_d", KS::left_extents(s, broadcast ? 1 : s.P));
+  DR dr = make_view<DR>("right_d", KS::right_extents(s));
+  grain::deep_copy(dl, hl);
+  grain::deep_copy(dr, hr);
+  const CDL cl = dl;  // inputs as const Views
+  const CDR cr = dr;
+  DO dout = make_view<DO>("out_d", KS::out_extents(s));
+  HO hout = make_view<HO>("out_h", KS::out_extents(s));
+  HO init = make_view<HO>("init", KS::out_extents(s));
+  grain::test::fill_random(init, seed + 2);
+
+  std::vector<ContractAlgorithm> algs{ContractAlgorithm::Auto};
+  for (ContractAlgorithm a : grain::kAllContractAlgorithms) algs.push_back(a);
+  for (ContractAlgorithm a : algs) {
+    const std::string where = ctx + ", algorithm " + grain::contract_algorithm_name(a);
+    grain::ContractOptions opt;
+    opt.algorithm = a;
+    opt.exec = exec_of<Exec>();
+    if (!applies<Family, NK, Exec, Layout>(a)) {
+      bool threw = false;
+      try {
+        call<Family, NK>(dout, cl, cr, opt);
+      } catch (const grain::Error&) {
+        threw = true;
+      }
+      EXPECT_TRUE(threw) << where << ": expected grain::Error (algorithm does not apply)";
+      continue;
+    }
+    for (int mode = 0; mode < 2; ++mode) {
+      opt.sum_into = mode == 1;
+      if (opt.sum_into) {
+        grain::deep_copy(dout, init);
+      } else {
+        grain::test::poison(dout);
+      }
+      try {
+        call<Family, NK>(dout, cl, cr, opt);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << where << (opt.sum_into ? ", sum_into" : "") << ": threw " << e.what();
+        continue;
+      }
+      ++runs;
+      grain::deep_copy(hout, dout);
+      for (std::size_t c = 0; c < s.C; ++c)
+        for (std::size_t l = 0; l < L; ++l)
+          for (std::size_t r = 0; r < R; ++r) {
+            const std::size_t i = (c * L + l) * R + r;
+            const double base = opt.sum_into ? out_at<Family>(init, c, l, r) : 0.0;
+            const double got = out_at<Family>(hout, c, l, r);
+            const double tol = tol_for<T>(K, mag[i] + std::abs(base));
+            const double by_oracle = base + out_at<Family>(oracle, c, l, r);
+            if (!(std::abs(got - (base + ref[i])) <= tol) || !(std::abs(got - by_oracle) <= 2 * tol)) {
+              ADD_FAILURE() << where << (opt.sum_into ? ", sum_into" : "") << ": out at (" << c
+                            << "," << l << "," << r << ") = " << got << ", naive "
+                            << base + ref[i] << ", serial oracle " << by_oracle;
+              c = s.C;  // one report per run
+              l = L;
+              break;
+            }
+          }
+    }
+  }
+}
+
+const std::vector<Shape>& shapes() {
+  // Odd extents: 1, 3, 7, 33 cells/fields, 130 points (tiles never divide them), components of
+  // 1, 2, 3 (an extent-1 component is dropped when K is flattened).
+  static const std::vector<Shape> s = {{1, 1, 1, 1, 1, 1},
+                                       {7, 3, 7, 3, 3, 2},
+                                       {33, 7, 3, 7, 2, 3},
+                                       {3, 33, 17, 130, 2, 2},
+                                       {9, 18, 20, 30, 3, 1}};
+  return s;
+}
+
+template <class Exec, int Family, int NK>
+void sweep_all(bool broadcast, int& runs) {
+  std::uint64_t seed = 1000 * Family + 100 * NK;
+  for (const Shape& s : shapes()) {
+    sweep<Exec, Family, NK, double, grain::LayoutRight>(s, broadcast, seed += 10, runs);
+    sweep<Exec, Family, NK, double, grain::LayoutLeft>(s, broadcast, seed += 10, runs);
+    sweep<Exec, Family, NK, float, grain::LayoutRight>(s, broadcast, seed += 10, runs);
+    sweep<Exec, Family, NK, float, grain::LayoutLeft>(s, broadcast, seed += 10, runs);
+  }
+}
+
+template <class Exec, int Family>
+void check_family(bool broadcast = false) {
+  int runs = 0;
+  sweep_all<Exec, Family, 1>(broadcast, runs);
+  sweep_all<Exec, Family, 2>(broadcast, runs);
+  sweep_all<Exec, Family, 3>(broadcast, runs);
+  EXPECT_GT(runs, 0);
+  std::printf("[ contract ] %s: %d checked runs\n", Exec::name(), runs);
+}
+
+GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0>(); }
+GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
+GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }
+GRAIN_BACKEND_TEST(Contract, FieldFieldEveryAlgorithm) { check_family<TypeParam, 2>(); }
+
+}  // namespace
