@@ -5,3 +5,6 @@
 #include "grain/sparse/io.hpp"
 #include "grain/sparse/generate.hpp"
 #include "grain/cp/dense_solve.hpp"
+#include "grain/cp/ktensor.hpp"
+#include "grain/cp/mttkrp.hpp"
+#include "grain/cp/cp_als.hpp"

@@ -25,7 +25,7 @@ struct Ktensor {
 
   Ktensor() = default;
   Ktensor(const std::vector<index_type>& dims, int rank) {
-    if (rank < 1) impl::throw_error("grain::cp::Ktensor: rank ", rank, " must be at least 1");
+    if (rank < 1) grain::impl::throw_error("grain::cp::Ktensor: rank ", rank, " must be at least 1");
     lambda = View<T*, LayoutRight, Space>("ktensor_lambda", rank);
     for (std::size_t m = 0; m < dims.size(); ++m)
       factors.emplace_back("ktensor_factor_" + std::to_string(m), dims[m], rank);
@@ -316,7 +316,7 @@ void arrange(Ktensor<T, Space>& K) {
 template <class Exec, class T, class Space>
 double inner_product(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K) {
   if (X.dims() != K.dims())
-    impl::throw_error("grain::cp::inner_product: tensor ", dims_string(X.dims()), " and Ktensor ",
+    grain::impl::throw_error("grain::cp::inner_product: tensor ", dims_string(X.dims()), " and Ktensor ",
                       dims_string(K.dims()), " differ in shape");
   impl::InnerProductFunctor<T> f{X.subscripts().data(), X.values().data(), K.lambda.data(), {},
                                  X.ndims(), K.rank()};
@@ -350,8 +350,11 @@ Ktensor<T, Space> random_ktensor(const std::vector<index_type>& dims, int rank, 
 }
 
 // Text files: PREFIX_lambda.txt (R values) and PREFIX_mode<m>.txt (one factor row per line).
-template <class T, class Space>
-void write_ktensor(const std::string& prefix, const Ktensor<T, Space>& K);
+// Rows are written with the shortest text that reads back exactly.
+template <class T>
+void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K);
+// Reads PREFIX_lambda.txt (optional: ones when absent) and PREFIX_mode<m>.txt for m = 1..N,
+// checking each file's shape against dims and rank.
 template <class T>
 Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<index_type>& dims,
                                    int rank);

@@ -1,0 +1,329 @@
+// MTTKRP (matricized tensor times Khatri-Rao product) for a sparse COO tensor, any mode:
+//
+//   out(k, r) = sum over nonzeros j with i_n(j) = k of  x_j * prod_{m != n} A_m(i_m(j), r)
+//
+// Algorithms (Genten, 002 slides "Parallelize MTTKRP over tensor non-zeros" to "Permuted
+// MTTKRP"), each written once against grain's core patterns:
+//   atomic      flat over nonzeros, one thread each, atomic_add into out (MTTKRP on slide 13);
+//   team        teams of threads over blocks of nonzeros, vector lanes over R, R blocked so one
+//               pass touches at most kMttkrpRBlock columns (MTTKRP-B, register row buffers);
+//   perm        nonzeros visited in the order of the mode's permutation; a thread reduces its run
+//               of equal rows locally and writes with atomics only at the two ends of its chunk
+//               (MTTKRP-C: far fewer atomics, and they land near each other);
+//   privatized  P private copies of out (a CPU thread's own rows, no atomics), summed afterwards;
+//               chosen on the CPU when the copies are small next to the tensor.
+// Auto picks per call from the tensor's shape, R and the back end (choose_mttkrp).
+#pragma once
+
+#include <string>
+
+#include "grain/core.hpp"
+#include "grain/cp/ktensor.hpp"
+#include "grain/sparse/sparse_tensor.hpp"
+
+namespace grain::cp {
+
+enum class MttkrpAlgorithm { Auto, Atomic, Team, Perm, Privatized };
+
+inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
+  switch (a) {
+    case MttkrpAlgorithm::Auto: return "auto";
+    case MttkrpAlgorithm::Atomic: return "atomic";
+    case MttkrpAlgorithm::Team: return "team";
+    case MttkrpAlgorithm::Perm: return "perm";
+    case MttkrpAlgorithm::Privatized: return "privatized";
+  }
+  return "?";
+}
+
+inline MttkrpAlgorithm parse_mttkrp_algorithm(const std::string& s) {
+  for (auto a : {MttkrpAlgorithm::Auto, MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team,
+                 MttkrpAlgorithm::Perm, MttkrpAlgorithm::Privatized})
+    if (s == mttkrp_algorithm_name(a)) return a;
+  grain::impl::throw_error("unknown MTTKRP algorithm '", s, "' (auto, atomic, team, perm, privatized)");
+}
+
+// Columns per pass of the team and perm algorithms.
+inline constexpr index_type kMttkrpRBlock = 64;
+// Private copies may take at most this many bytes in all.
+inline constexpr std::size_t kPrivatizedBudget = std::size_t(512) << 20;
+
+// Reusable buffers between calls (the private copies).
+template <class T, class Space>
+struct MttkrpWorkspace {
+  View<T*, LayoutRight, Space> privatized;
+};
+
+namespace impl {
+
+template <class T>
+struct MttkrpData {
+  const subscript_type* subs;
+  const T* vals;
+  const index_type* perm;
+  const T* fac[kMaxSparseModes];
+  T* out;
+  int N, n;
+  index_type R, nnz, I;
+};
+
+// Pointers to the factor rows of nonzero j in every mode but n. NC > 0: the mode count is a
+// compile-time constant (the common 3-way case unrolls fully).
+template <int NC, class T>
+GRAIN_FORCEINLINE_FUNCTION int other_rows(const MttkrpData<T>& d, index_type j, const T** rows) {
+  const int N = NC > 0 ? NC : d.N;
+  const subscript_type* s = d.subs + j * N;
+  int q = 0;
+  for (int m = 0; m < N; ++m)
+    if (m != d.n) rows[q++] = d.fac[m] + static_cast<index_type>(s[m]) * d.R;
+  return q;
+}
+
+template <int NC, class T>
+GRAIN_FORCEINLINE_FUNCTION T khatri_rao(const T* const* rows, int q, index_type r, T v) {
+  if constexpr (NC > 0) {
+#pragma unroll
+    for (int k = 0; k < NC - 1; ++k) v *= rows[k][r];
+  } else {
+    for (int k = 0; k < q; ++k) v *= rows[k][r];
+  }
+  return v;
+}
+
+template <int NC, class T>
+struct MttkrpAtomic {
+  MttkrpData<T> d;
+  GRAIN_INLINE_FUNCTION void operator()(index_type j) const {
+    const T* rows[kMaxSparseModes];
+    const int q = other_rows<NC>(d, j, rows);
+    const T v = d.vals[j];
+    const int N = NC > 0 ? NC : d.N;
+    T* o = d.out + static_cast<index_type>(d.subs[j * N + d.n]) * d.R;
+    for (index_type r = 0; r < d.R; ++r) atomic_add(&o[r], khatri_rao<NC>(rows, q, r, v));
+  }
+};
+
+template <int NC, class T, class Member>
+struct MttkrpTeam {
+  MttkrpData<T> d;
+  index_type per_team, nrb;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type blk = m.league_rank() / nrb;
+    const index_type r0 = (m.league_rank() % nrb) * kMttkrpRBlock;
+    const index_type r1 = r0 + kMttkrpRBlock < d.R ? r0 + kMttkrpRBlock : d.R;
+    const index_type j0 = blk * per_team;
+    const index_type j1 = j0 + per_team < d.nnz ? j0 + per_team : d.nnz;
+    const int N = NC > 0 ? NC : d.N;
+    parallel_for(TeamThreadRange(m, j0, j1), [&](index_type j) {
+      const T* rows[kMaxSparseModes];
+      const int q = other_rows<NC>(d, j, rows);
+      const T v = d.vals[j];
+      T* o = d.out + static_cast<index_type>(d.subs[j * N + d.n]) * d.R;
+      parallel_for(ThreadVectorRange(m, r0, r1),
+                   [&](index_type r) { atomic_add(&o[r], khatri_rao<NC>(rows, q, r, v)); });
+    });
+  }
+};
+
+template <int NC, class T, class Member>
+struct MttkrpPerm {
+  MttkrpData<T> d;
+  index_type chunk, threads_per_team, nrb;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
+    const index_type team = m.league_rank() / nrb;
+    const index_type r0 = (m.league_rank() % nrb) * kMttkrpRBlock;
+    const index_type r1 = r0 + kMttkrpRBlock < d.R ? r0 + kMttkrpRBlock : d.R;
+    const int N = NC > 0 ? NC : d.N;
+    parallel_for(TeamThreadRange(m, threads_per_team), [&](index_type t) {
+      const index_type lo = (team * threads_per_team + t) * chunk;
+      const index_type hi = lo + chunk < d.nnz ? lo + chunk : d.nnz;
+      if (lo >= hi) return;
+      index_type row = d.subs[d.perm[lo] * N + d.n];
+      const index_type first_row = row;
+      parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { acc[r - r0] = T(0); });
+      for (index_type p = lo; p < hi; ++p) {
+        const index_type j = d.perm[p];
+        const index_type k = d.subs[j * N + d.n];
+        if (k != row) {
+          // The run of `row` is complete. Only the chunk's first row can be shared with the
+          // previous chunk; rows strictly inside the chunk belong to this thread alone.
+          T* o = d.out + row * d.R;
+          const bool shared = row == first_row;
+          parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
+            if (shared) {
+              atomic_add(&o[r], acc[r - r0]);
+            } else {
+              o[r] = acc[r - r0];
+            }
+            acc[r - r0] = T(0);
+          });
+          row = k;
+        }
+        const T* rows[kMaxSparseModes];
+        const int q = other_rows<NC>(d, j, rows);
+        const T v = d.vals[j];
+        parallel_for(ThreadVectorRange(m, r0, r1),
+                     [&](index_type r) { acc[r - r0] += khatri_rao<NC>(rows, q, r, v); });
+      }
+      T* o = d.out + row * d.R;  // the last run may continue in the next chunk
+      parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { atomic_add(&o[r], acc[r - r0]); });
+    });
+  }
+};
+
+// Copy c accumulates nonzeros [c * nnz / P, (c+1) * nnz / P) into its own I x R block.
+template <int NC, class T, class Member>
+struct MttkrpPrivate {
+  MttkrpData<T> d;
+  T* priv;
+  index_type copies;
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type c = m.league_rank();
+    const index_type lo = d.nnz * c / copies, hi = d.nnz * (c + 1) / copies;
+    T* base = priv + c * d.I * d.R;
+    const int N = NC > 0 ? NC : d.N;
+    for (index_type j = lo; j < hi; ++j) {
+      const T* rows[kMaxSparseModes];
+      const int q = other_rows<NC>(d, j, rows);
+      const T v = d.vals[j];
+      T* o = base + static_cast<index_type>(d.subs[j * N + d.n]) * d.R;
+      parallel_for(ThreadVectorRange(m, d.R), [&](index_type r) { o[r] += khatri_rao<NC>(rows, q, r, v); });
+    }
+  }
+};
+
+template <class T>
+struct SumCopies {
+  const T* priv;
+  T* out;
+  index_type copies, stride;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e) const {
+    T s = T(0);
+    for (index_type c = 0; c < copies; ++c) s += priv[c * stride + e];
+    out[e] = s;
+  }
+};
+
+template <class Exec>
+int vector_lanes(index_type rb) {
+  if (is_host_execution_space_v<Exec>) return 1;
+  return rb >= 32 ? 32 : rb >= 16 ? 16 : rb >= 8 ? 8 : rb >= 4 ? 4 : rb >= 2 ? 2 : 1;
+}
+
+template <class Exec>
+index_type private_copies() {
+  if (is_host_execution_space_v<Exec>) return Exec::concurrency();
+  return 4 * 132;  // on a GPU: a few copies per SM; never chosen by Auto there
+}
+
+template <int NC, class Exec, class T, class Space>
+void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Space>& X,
+                MttkrpWorkspace<T, Space>* ws) {
+  using Member = typename TeamPolicy<Exec>::member_type;
+  constexpr bool host = is_host_execution_space_v<Exec>;
+  const index_type rb = d.R < kMttkrpRBlock ? d.R : kMttkrpRBlock;
+  const index_type nrb = (d.R + kMttkrpRBlock - 1) / kMttkrpRBlock;
+  const int vec = vector_lanes<Exec>(rb);
+  const int team = host ? 1 : (128 / vec > 1 ? 128 / vec : 1);
+  switch (alg) {
+    case MttkrpAlgorithm::Atomic:
+      parallel_for(RangePolicy<Exec>(0, d.nnz), MttkrpAtomic<NC, T>{d});
+      break;
+    case MttkrpAlgorithm::Team: {
+      const index_type per_team = host ? 512 : team * 2;
+      TeamPolicy<Exec> p(((d.nnz + per_team - 1) / per_team) * nrb, team, vec);
+      parallel_for(p, MttkrpTeam<NC, T, Member>{d, per_team, nrb});
+      break;
+    }
+    case MttkrpAlgorithm::Perm: {
+      d.perm = X.permutation(d.n).data();
+      const index_type chunk = host ? 4096 : 16;
+      const index_type threads = (d.nnz + chunk - 1) / chunk;
+      const index_type teams = (threads + team - 1) / team;
+      TeamPolicy<Exec> p(teams * nrb, team, vec);
+      p.set_scratch_size(0, PerThread(kMttkrpRBlock * sizeof(T)));
+      parallel_for(p, MttkrpPerm<NC, T, Member>{d, chunk, team, nrb});
+      break;
+    }
+    case MttkrpAlgorithm::Privatized: {
+      index_type copies = private_copies<Exec>();
+      if (copies > d.nnz) copies = d.nnz > 0 ? d.nnz : 1;
+      const double per_copy = double(d.I) * double(d.R) * sizeof(T);
+      if (copies > 1 && copies * per_copy > double(kPrivatizedBudget))
+        copies = std::max<index_type>(1, static_cast<index_type>(double(kPrivatizedBudget) / per_copy));
+      const std::size_t need = static_cast<std::size_t>(copies * d.I * d.R);
+      MttkrpWorkspace<T, Space> local;
+      MttkrpWorkspace<T, Space>& w = ws ? *ws : local;
+      if (w.privatized.extent(0) < need)
+        w.privatized = View<T*, LayoutRight, Space>(WithoutInitializing, "mttkrp_private", need);
+      if (copies == 1) {  // one copy: accumulate straight into out
+        parallel_for(TeamPolicy<Exec>(1, 1, vec), MttkrpPrivate<NC, T, Member>{d, d.out, 1});
+        break;
+      }
+      View<T*, LayoutRight, Space> priv(w.privatized.data(), need);
+      deep_copy(priv, T(0));
+      parallel_for(TeamPolicy<Exec>(copies, 1, vec), MttkrpPrivate<NC, T, Member>{d, priv.data(), copies});
+      parallel_for(RangePolicy<Exec>(0, d.I * d.R), SumCopies<T>{priv.data(), d.out, copies, d.I * d.R});
+      break;
+    }
+    case MttkrpAlgorithm::Auto:
+      grain::impl::throw_error("grain::cp::mttkrp: internal error (Auto not resolved)");
+  }
+}
+
+}  // namespace impl
+
+// Auto: on the CPU, private copies when they fit (no atomics at all; with one thread that is
+// plain serial MTTKRP) and their reduction is cheap next to the nonzeros, else the permutation;
+// on the GPU the permutation when rows are hot (many nonzeros per row: atomics would contend),
+// else team/vector (Genten's GPU choices, slides 19-21).
+template <class Exec, class T, class Space>
+MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type R) {
+  const index_type I = X.dim(n);
+  if constexpr (is_host_execution_space_v<Exec>) {
+    const index_type copies = impl::private_copies<Exec>();
+    const double bytes = double(copies) * I * R * sizeof(T);
+    if (copies == 1 || (bytes <= double(kPrivatizedBudget) && copies * I <= X.nnz()))
+      return MttkrpAlgorithm::Privatized;
+    return MttkrpAlgorithm::Perm;
+  } else {
+    return X.nnz() >= 16 * I ? MttkrpAlgorithm::Perm : MttkrpAlgorithm::Team;
+  }
+}
+
+// out = MTTKRP of X with the factors of K for mode n (out is I_n x R; overwritten). Returns the
+// algorithm that ran. Synchronous (fences Exec).
+template <class Exec, class T, class Space>
+MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K, int n,
+                       const View<T**, LayoutRight, Space>& out,
+                       MttkrpAlgorithm alg = MttkrpAlgorithm::Auto,
+                       MttkrpWorkspace<T, Space>* ws = nullptr) {
+  static_assert(std::is_same_v<typename Exec::memory_space, Space> ||
+                    (is_host_execution_space_v<Exec> && Space::host_accessible),
+                "grain::cp::mttkrp: the tensor must live where Exec runs");
+  const int N = X.ndims();
+  if (K.ndims() != N || X.dims() != K.dims())
+    grain::impl::throw_error("grain::cp::mttkrp: tensor ", dims_string(X.dims()), " and Ktensor ",
+                      dims_string(K.dims()), " differ in shape");
+  if (n < 0 || n >= N) grain::impl::throw_error("grain::cp::mttkrp: mode ", n, " of a ", N, "-way tensor");
+  const index_type R = K.rank();
+  if (static_cast<index_type>(out.extent(0)) != X.dim(n) || static_cast<index_type>(out.extent(1)) != R)
+    grain::impl::throw_error("grain::cp::mttkrp: argument 'out' has extents ", out.shape(), ", expected (",
+                      X.dim(n), ",", R, ")");
+  if (alg == MttkrpAlgorithm::Auto) alg = choose_mttkrp<Exec>(X, n, R);
+  impl::MttkrpData<T> d{X.subscripts().data(), X.values().data(), nullptr, {}, out.data(), N, n,
+                        R, X.nnz(), X.dim(n)};
+  for (int m = 0; m < N; ++m) d.fac[m] = K.factors[m].data();
+  deep_copy(out, T(0));
+  if (X.nnz() > 0) {
+    if (N == 3)
+      impl::run_mttkrp<3, Exec>(alg, d, X, ws);
+    else
+      impl::run_mttkrp<0, Exec>(alg, d, X, ws);
+  }
+  Exec().fence();
+  return alg;
+}
+
+}  // namespace grain::cp

@@ -1,0 +1,101 @@
+// Ktensor text files: PREFIX_lambda.txt and PREFIX_mode<m>.txt, one factor row per line.
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "grain/cp/ktensor.hpp"
+
+namespace grain::cp {
+namespace {
+
+template <class T>
+void write_rows(const std::string& path, const T* data, index_type rows, index_type cols) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) grain::impl::throw_error(path, ": cannot create (", std::strerror(errno), ")");
+  std::string line;
+  char buf[64];
+  for (index_type i = 0; i < rows; ++i) {
+    line.clear();
+    for (index_type c = 0; c < cols; ++c) {
+      if (c) line += ' ';
+      line.append(buf, std::to_chars(buf, buf + sizeof(buf), data[i * cols + c]).ptr);
+    }
+    line += '\n';
+    if (std::fwrite(line.data(), 1, line.size(), f) != line.size()) {
+      std::fclose(f);
+      grain::impl::throw_error(path, ": write failed");
+    }
+  }
+  if (std::fclose(f) != 0) grain::impl::throw_error(path, ": write failed");
+}
+
+// Reads a rows x cols text matrix (whitespace separated; blank and # lines skipped).
+template <class T>
+void read_rows(const std::string& path, T* data, index_type rows, index_type cols) {
+  std::ifstream f(path);  // factor files are small next to the tensor: a stream is fine here
+  if (!f) grain::impl::throw_error(path, ": cannot open (", std::strerror(errno), ")");
+  std::string line;
+  index_type i = 0, lineno = 0;
+  while (std::getline(f, line)) {
+    ++lineno;
+    const char* p = line.data();
+    const char* end = p + line.size();
+    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    if (p == end || *p == '#') continue;
+    if (i >= rows)
+      grain::impl::throw_error(path, ":", lineno, ": more than the expected ", rows, " rows");
+    for (index_type c = 0; c < cols; ++c) {
+      while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+      const char* tok = p;
+      while (p < end && !std::isspace(static_cast<unsigned char>(*p))) ++p;
+      double v = 0;
+      const auto r = std::from_chars(tok, p, v);
+      if (tok == p)
+        grain::impl::throw_error(path, ":", lineno, ": expected ", cols, " values, found ", c);
+      if (r.ec != std::errc() || r.ptr != p || !std::isfinite(v))
+        grain::impl::throw_error(path, ":", lineno, ":", tok - line.data() + 1, ": '", std::string(tok, p),
+                          "' is not a finite number");
+      data[i * cols + c] = static_cast<T>(v);
+    }
+    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    if (p != end)
+      grain::impl::throw_error(path, ":", lineno, ":", p - line.data() + 1, ": more than ", cols, " values");
+    ++i;
+  }
+  if (i != rows) grain::impl::throw_error(path, ": ", i, " rows, expected ", rows);
+}
+
+}  // namespace
+
+template <class T>
+void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K) {
+  write_rows(prefix + "_lambda.txt", K.lambda.data(), K.rank(), 1);
+  for (int m = 0; m < K.ndims(); ++m)
+    write_rows(prefix + "_mode" + std::to_string(m + 1) + ".txt", K.factors[m].data(), K.dim(m), K.rank());
+}
+
+template <class T>
+Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<index_type>& dims,
+                                   int rank) {
+  Ktensor<T, HostSpace> K(dims, rank);
+  const std::string lp = prefix + "_lambda.txt";
+  if (std::ifstream(lp).good())
+    read_rows(lp, K.lambda.data(), rank, 1);
+  else
+    deep_copy(K.lambda, T(1));
+  for (int m = 0; m < K.ndims(); ++m)
+    read_rows(prefix + "_mode" + std::to_string(m + 1) + ".txt", K.factors[m].data(), K.dim(m), rank);
+  return K;
+}
+
+template void write_ktensor<float>(const std::string&, const Ktensor<float, HostSpace>&);
+template void write_ktensor<double>(const std::string&, const Ktensor<double, HostSpace>&);
+template Ktensor<float, HostSpace> read_ktensor<float>(const std::string&, const std::vector<index_type>&, int);
+template Ktensor<double, HostSpace> read_ktensor<double>(const std::string&, const std::vector<index_type>&, int);
+
+}  // namespace grain::cp

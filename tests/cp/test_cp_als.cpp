@@ -1,0 +1,137 @@
+// CP-ALS: recovers a planted low-rank tensor, fit never decreases, reproducible from a seed.
+#include <unistd.h>
+
+#include "grain_test.hpp"
+
+namespace {
+
+using grain::index_type;
+
+template <class Exec>
+grain::cp::CpAlsResult run(const grain::SparseTensor<double>& H, int R, std::uint64_t seed,
+                           int maxiters, double tol, std::vector<std::vector<double>>* factors,
+                           grain::cp::MttkrpAlgorithm alg = grain::cp::MttkrpAlgorithm::Auto,
+                           int* notes = nullptr) {
+  using Space = typename Exec::memory_space;
+  auto X = H.template to_space<Space>();
+  auto M = grain::cp::random_ktensor<double, Space>(X.dims(), R, seed);
+  grain::cp::CpAlsOptions o;
+  o.maxiters = maxiters;
+  o.tol = tol;
+  o.mttkrp = alg;
+  auto res = grain::cp::cp_als<Exec>(X, M, o, {}, [&](const std::string&) {
+    if (notes) ++*notes;
+  });
+  if (factors) {
+    factors->clear();
+    for (int m = 0; m < M.ndims(); ++m) {
+      auto h = grain::create_mirror(M.factors[m]);
+      grain::deep_copy(h, M.factors[m]);
+      factors->emplace_back(h.data(), h.data() + h.size());
+    }
+  }
+  return res;
+}
+
+template <class Exec>
+void check_planted() {
+  grain::GenerateOptions g;
+  g.kind = grain::GeneratorKind::LowRank;
+  g.dims = {13, 17, 11};
+  g.rank = 3;
+  g.support = 4;
+  g.seed = 5;
+  auto H = grain::generate_sparse<double>(g);
+  for (auto alg : {grain::cp::MttkrpAlgorithm::Auto, grain::cp::MttkrpAlgorithm::Perm,
+                   grain::cp::MttkrpAlgorithm::Atomic}) {
+    auto res = run<Exec>(H, 3, 11, 300, 1e-12, nullptr, alg);
+    EXPECT_TRUE(res.fit > 0.999) << "fit " << res.fit << " after " << res.iterations.size()
+                                 << " iterations, " << grain::cp::mttkrp_algorithm_name(alg);
+    // Near fit 1 the residual ||X||^2 + ||M||^2 - 2<X,M> cancels to rounding, so the fit itself
+    // carries an error of about sqrt(eps) ~ 1.5e-8: that is the rounding allowed here.
+    for (std::size_t i = 1; i < res.iterations.size(); ++i)
+      EXPECT_TRUE(res.iterations[i].fit >= res.iterations[i - 1].fit - 1e-7)
+          << "iteration " << i + 1 << ": " << res.iterations[i].fit << " after "
+          << res.iterations[i - 1].fit;
+  }
+  // 4-way too.
+  g.dims = {7, 9, 8, 6};
+  g.support = 3;
+  auto H4 = grain::generate_sparse<double>(g);
+  auto res = run<Exec>(H4, 3, 12, 300, 1e-12, nullptr);
+  EXPECT_TRUE(res.fit > 0.999) << "4-way fit " << res.fit;
+}
+GRAIN_BACKEND_TEST(CpAls, RecoversPlantedLowRank) { check_planted<TypeParam>(); }
+
+template <class Exec>
+void check_monotone_and_reproducible() {
+  grain::GenerateOptions g;
+  g.dims = {20, 30, 25};
+  g.samples = 3000;
+  g.rank = 4;
+  g.seed = 9;
+  auto H = grain::generate_sparse<double>(g);
+  std::vector<std::vector<double>> a, b;
+  auto r1 = run<Exec>(H, 5, 77, 25, 0.0, &a);
+  auto r2 = run<Exec>(H, 5, 77, 25, 0.0, &b);
+  ASSERT_EQ(r1.iterations.size(), 25u);
+  for (std::size_t i = 1; i < r1.iterations.size(); ++i)
+    EXPECT_TRUE(r1.iterations[i].fit >= r1.iterations[i - 1].fit - 1e-9)
+        << "iteration " << i + 1 << ": " << r1.iterations[i].fit << " after " << r1.iterations[i - 1].fit;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t m = 0; m < a.size(); ++m)
+    for (std::size_t e = 0; e < a[m].size(); ++e) ASSERT_TRUE(grain::test::near(a[m][e], b[m][e], 1e-9));
+  EXPECT_TRUE(grain::test::near(r1.fit, r2.fit, 1e-12));
+  EXPECT_TRUE(r1.fit > 0.0 && r1.fit < 1.0);
+}
+GRAIN_BACKEND_TEST(CpAls, FitNeverDecreasesAndSeedReproduces) { check_monotone_and_reproducible<TypeParam>(); }
+
+template <class Exec>
+void check_singular() {
+  // A 2 x 2 matrix at rank 3: the other mode's 2 x 3 factor has a rank-2 Gram matrix, so every
+  // 3 x 3 system is singular.
+  grain::SparseTensor<double> H({2, 2}, 3);
+  H.subscripts()(0, 0) = 0; H.subscripts()(0, 1) = 1;
+  H.subscripts()(1, 0) = 1; H.subscripts()(1, 1) = 0;
+  H.subscripts()(2, 0) = 1; H.subscripts()(2, 1) = 1;
+  H.values()(0) = 2.0;
+  H.values()(1) = 1.0;
+  H.values()(2) = 0.5;
+  int notes = 0;
+  auto res = run<Exec>(H, 3, 3, 10, 0.0, nullptr, grain::cp::MttkrpAlgorithm::Auto, &notes);
+  EXPECT_TRUE(res.used_pseudo_inverse);
+  EXPECT_EQ(notes, 1);
+  EXPECT_TRUE(std::isfinite(res.fit) && res.fit > 0.99) << res.fit;
+}
+GRAIN_BACKEND_TEST(CpAls, SingularSystemUsesPseudoInverseOnce) { check_singular<TypeParam>(); }
+
+TEST(CpAls, BadArguments) {
+  auto H = grain::SparseTensor<double>({3, 3}, 1);
+  H.values()(0) = 1;
+  auto M = grain::cp::random_ktensor<double, grain::HostSpace>({3, 4}, 2, 1);
+  grain::cp::CpAlsOptions o;
+  EXPECT_THROW(grain::cp::cp_als<grain::Serial>(H, M, o), grain::Error);
+  auto M2 = grain::cp::random_ktensor<double, grain::HostSpace>({3, 3}, 2, 1);
+  o.maxiters = 0;
+  EXPECT_THROW(grain::cp::cp_als<grain::Serial>(H, M2, o), grain::Error);
+  auto Z = grain::SparseTensor<double>({3, 3}, 1);  // value 0: norm 0
+  o.maxiters = 5;
+  EXPECT_THROW(grain::cp::cp_als<grain::Serial>(Z, M2, o), grain::Error);
+}
+
+TEST(Ktensor, TextRoundTripAndErrors) {
+  auto K = grain::cp::random_ktensor<double, grain::HostSpace>({4, 3}, 2, 5);
+  K.lambda(1) = 0.1234567890123;
+  const std::string prefix = ::testing::TempDir() + "grain_kt_" + std::to_string(::getpid());
+  grain::cp::write_ktensor(prefix, K);
+  auto L = grain::cp::read_ktensor<double>(prefix, {4, 3}, 2);
+  for (int m = 0; m < 2; ++m)
+    for (std::size_t e = 0; e < K.factors[m].size(); ++e)
+      ASSERT_EQ(K.factors[m].data()[e], L.factors[m].data()[e]);
+  EXPECT_EQ(L.lambda(1), K.lambda(1));
+  EXPECT_THROW((void)grain::cp::read_ktensor<double>(prefix, {5, 3}, 2), grain::Error);
+  EXPECT_THROW((void)grain::cp::read_ktensor<double>(prefix, {4, 3}, 3), grain::Error);
+  EXPECT_THROW((void)grain::cp::read_ktensor<double>(prefix + "_missing", {4, 3}, 2), grain::Error);
+}
+
+}  // namespace
