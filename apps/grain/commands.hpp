@@ -20,5 +20,6 @@ struct Args {
 
 int run_info(const Args& args);
 int run_bench_core(const Args& args);  // bench/core_bench.cpp
+int run_bench_paper(const Args& args);  // bench/paper_bench.cpp
 
 }  // namespace grain::cli

@@ -69,6 +69,7 @@ struct Command {
 const Command kCommands[] = {
     {"info", grain::cli::run_info, "version, back ends, GPU, threads, quick copy bandwidth [--no-bandwidth]"},
     {"bench core", grain::cli::run_bench_core, "triad and dot: grain against hand-written OpenMP/CUDA"},
+    {"bench paper", grain::cli::run_bench_paper, "the 2011 paper's hex gradients and Gram-Schmidt: grain vs hand-written"},
 };
 
 void usage() {

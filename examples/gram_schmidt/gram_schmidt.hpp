@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "grain/grain.hpp"
+#include "grain/core.hpp"
 #include "../hex_gradient/hex_gradient.hpp"  // hash_unit
 
 namespace grain::examples {

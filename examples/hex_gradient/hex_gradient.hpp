@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "grain/grain.hpp"
+#include "grain/core.hpp"
 
 namespace grain::examples {
 
