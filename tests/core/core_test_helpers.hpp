@@ -24,6 +24,14 @@ constexpr bool is_host_exec() {
 // with a ragged tail.
 inline std::vector<grain::index_type> odd_sizes() { return {1, 7, 33, 1000, 100003}; }
 
+// A size large enough to need many CUDA blocks (and several passes of a resident grid); on the
+// host, where the same code paths are reached with far less work, a smaller one keeps the
+// sanitizer build fast.
+template <class Exec>
+grain::index_type big_size(grain::index_type device_size, grain::index_type host_size) {
+  return is_host_exec<Exec>() ? host_size : device_size;
+}
+
 // A team configuration: team_size 0 means grain::AUTO.
 struct TeamShape {
   int team;

@@ -304,7 +304,9 @@ void check_mirror_shapes() {
     EXPECT_EQ(m.extent(r), d.extent(r));
     EXPECT_EQ(m.stride(r), d.stride(r));
   }
-  if (!grain::test::is_host_exec<Exec>()) EXPECT_NE(static_cast<void*>(m.data()), static_cast<void*>(d.data()));
+  if (!grain::test::is_host_exec<Exec>()) {
+    EXPECT_NE(static_cast<void*>(m.data()), static_cast<void*>(d.data()));
+  }
   // And a device mirror of a host View, filled by deep_copy, read back by a kernel.
   grain::View<int***, grain::HostSpace> h("h", 3, 5, 7);
   for (std::size_t k = 0; k < h.size(); ++k) h.data()[k] = static_cast<int>(3 * k + 1);

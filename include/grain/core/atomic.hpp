@@ -34,7 +34,14 @@ inline T host_atomic_update(T* p, Op op) {
 template <class T>
 GRAIN_INLINE_FUNCTION T atomic_fetch_add(T* p, T v) {
 #if GRAIN_IN_DEVICE_CODE
-  return atomicAdd(p, v);
+  if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+    // CUDA has atomicAdd only for unsigned 64-bit integers; two's complement addition is the
+    // same for signed ones (long long, and long = grain::index_type on Linux).
+    return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(p),
+                                    static_cast<unsigned long long>(v)));
+  } else {
+    return atomicAdd(p, v);
+  }
 #else
   if constexpr (std::is_integral_v<T>) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);

@@ -71,13 +71,24 @@ struct LayoutMap<LayoutLeft, Rank> {
   }
 };
 
-template <class Layout>
-struct LayoutMap<Layout, 0> {
+// Rank 0 (one value). Full specializations per layout: a partial one over any layout would be
+// as specialized as LayoutMap<LayoutRight, Rank> and make LayoutMap<LayoutRight, 0> ambiguous.
+struct LayoutMapRank0 {
   std::size_t extent[1] = {1};
   std::size_t stride[1] = {1};
-  GRAIN_INLINE_FUNCTION LayoutMap() = default;
-  GRAIN_INLINE_FUNCTION explicit LayoutMap(const std::size_t*) {}
+  GRAIN_INLINE_FUNCTION LayoutMapRank0() = default;
+  GRAIN_INLINE_FUNCTION explicit LayoutMapRank0(const std::size_t*) {}
   GRAIN_FORCEINLINE_FUNCTION std::size_t offset() const { return 0; }
+};
+template <>
+struct LayoutMap<LayoutRight, 0> : LayoutMapRank0 {
+  GRAIN_INLINE_FUNCTION LayoutMap() = default;
+  GRAIN_INLINE_FUNCTION explicit LayoutMap(const std::size_t* e) : LayoutMapRank0(e) {}
+};
+template <>
+struct LayoutMap<LayoutLeft, 0> : LayoutMapRank0 {
+  GRAIN_INLINE_FUNCTION LayoutMap() = default;
+  GRAIN_INLINE_FUNCTION explicit LayoutMap(const std::size_t* e) : LayoutMapRank0(e) {}
 };
 
 template <class Layout>

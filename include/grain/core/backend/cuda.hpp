@@ -108,9 +108,12 @@ __device__ void cuda_block_reduce(const R& red, T& v) {
     } else {
       red.init(w);
     }
+    // A block of fewer than 32 threads has a partial first warp: name only its lanes.
+    const unsigned mask = cuda_warp_mask();
+    const int active = __popc(mask);
     for (int d = 16; d > 0; d >>= 1) {
-      const T other = shfl_down(0xffffffffu, w, d);
-      if (tid + d < 32) red.join(w, other);
+      const T other = shfl_down(mask, w, d);
+      if (tid + d < active) red.join(w, other);
     }
     if (tid == 0) slot[32] = w;
   }
@@ -258,7 +261,11 @@ class TeamMember<Cuda> {
       cuda_block_reduce(red, v);
     } else if constexpr (L == NestLevel::ThreadVector) {
       for (index_type i = b + threadIdx.x; i < e; i += blockDim.x) f(i, v);
-      const unsigned mask = cuda_warp_mask();
+      // Only this thread's vector lanes take part: the other threads of the warp may be in a
+      // different iteration of an enclosing TeamThreadRange loop, or past its end.
+      const int group = (cuda_thread_id() & 31) & ~(static_cast<int>(blockDim.x) - 1);
+      const unsigned mask =
+          blockDim.x >= 32 ? 0xffffffffu : (((1u << blockDim.x) - 1u) << group);
       for (int d = blockDim.x / 2; d > 0; d >>= 1) {
         const T other = shfl_xor(mask, v, d, blockDim.x);
         red.join(v, other);
