@@ -122,6 +122,21 @@ __device__ void cuda_block_reduce(const R& red, T& v) {
   __syncthreads();  // the slots may be reused by the next reduction
 }
 
+// Reads a value another block wrote (and fenced) through the L2, never a stale L1 line; works
+// for any plain value type, word by word.
+template <class T>
+__device__ GRAIN_FORCEINLINE T load_bypassing_l1(const T* p) {
+  constexpr int n = (sizeof(T) + 3) / 4;
+  static_assert(sizeof(T) % 4 == 0, "grain (CUDA): reduction values must be a multiple of 4 bytes");
+  unsigned w[n];
+  const unsigned* src = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
+  for (int k = 0; k < n; ++k) w[k] = __ldcg(src + k);
+  T out;
+  memcpy(&out, w, sizeof(T));
+  return out;
+}
+
 // Block partials -> one value: the last block to finish reduces all partials into *result.
 template <class R, class T>
 __device__ void cuda_grid_finish(const R& red, const T& block_value, T* partials,
@@ -140,8 +155,7 @@ __device__ void cuda_grid_finish(const R& red, const T& block_value, T* partials
   T v;
   red.init(v);
   for (unsigned b = tid; b < gridDim.x; b += cuda_block_threads()) {
-    const T p = const_cast<volatile T*>(partials)[b];
-    red.join(v, p);
+    red.join(v, load_bypassing_l1(partials + b));
   }
   cuda_block_reduce(red, v);
   if (tid == 0) *result = v;
