@@ -126,14 +126,19 @@ __device__ void cuda_block_reduce(const R& red, T& v) {
 // for any plain value type, word by word.
 template <class T>
 __device__ GRAIN_FORCEINLINE T load_bypassing_l1(const T* p) {
-  constexpr int n = (sizeof(T) + 3) / 4;
-  static_assert(sizeof(T) % 4 == 0, "grain (CUDA): reduction values must be a multiple of 4 bytes");
-  unsigned w[n];
-  const unsigned* src = reinterpret_cast<const unsigned*>(p);
-#pragma unroll
-  for (int k = 0; k < n; ++k) w[k] = __ldcg(src + k);
   T out;
-  memcpy(&out, w, sizeof(T));
+  if constexpr (sizeof(T) % 4 == 0) {
+    constexpr int n = sizeof(T) / 4;
+    unsigned w[n];
+    const unsigned* src = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
+    for (int k = 0; k < n; ++k) w[k] = __ldcg(src + k);
+    memcpy(&out, w, sizeof(T));
+  } else {
+    const volatile unsigned char* src = reinterpret_cast<const volatile unsigned char*>(p);
+    unsigned char* dst = reinterpret_cast<unsigned char*>(&out);
+    for (unsigned k = 0; k < sizeof(T); ++k) dst[k] = src[k];
+  }
   return out;
 }
 
