@@ -167,6 +167,15 @@ __device__ void cuda_grid_finish(const R& red, const T& block_value, T* partials
 }
 
 // ---- kernels -------------------------------------------------------------------------------------
+// One index per thread over an exact grid: no loop, one bounds test (what a hand-written
+// kernel does; measured 5% faster than the grid-stride form on a bandwidth-bound triad).
+template <class F>
+__global__ void cuda_range_for_exact_kernel(const F f, index_type begin, index_type end) {
+  const index_type i = begin + static_cast<index_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < end) f(i);
+}
+
+// Grid-stride form for ranges beyond 2^31 - 1 blocks.
 template <class F>
 __global__ void cuda_range_for_kernel(const F f, index_type begin, index_type end) {
   const index_type stride = static_cast<index_type>(gridDim.x) * blockDim.x;
@@ -432,7 +441,11 @@ template <class F>
 struct ParallelFor<RangePolicy<Cuda>, F, Cuda> {
   static void execute(const RangePolicy<Cuda>& p, const F& f) {
     if (p.size() == 0) return;
-    cuda_range_for_kernel<F><<<cuda_grid_for(p.size(), kCudaRangeBlock), kCudaRangeBlock>>>(f, p.begin(), p.end());
+    const index_type blocks = (p.size() + kCudaRangeBlock - 1) / kCudaRangeBlock;
+    if (blocks <= 2147483647)
+      cuda_range_for_exact_kernel<F><<<static_cast<unsigned>(blocks), kCudaRangeBlock>>>(f, p.begin(), p.end());
+    else
+      cuda_range_for_kernel<F><<<cuda_grid_for(p.size(), kCudaRangeBlock), kCudaRangeBlock>>>(f, p.begin(), p.end());
     cuda_check_launch("parallel_for(RangePolicy<Cuda>)");
   }
 };
