@@ -1,0 +1,285 @@
+// The contraction tuning file: parsing, writing, and Auto's fallbacks (missing, stale, malformed
+// files never fail; they warn once and leave Auto on its model). Host-only, no timing.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "grain/contract/select.hpp"
+#include "grain/contract/tuning.hpp"
+#include "grain/grain.hpp"
+
+namespace {
+
+using grain::ContractAlgorithm;
+using grain::ContractExec;
+using grain::ContractKernel;
+using grain::ContractTuningTable;
+
+const char* kHeader = "grain-contract-tuning 1\n";
+
+std::string entry(const std::string& device, const std::string& backend, const std::string& kernel,
+                  const std::string& alg, int l = 3, int r = 3, int k = 3,
+                  const std::string& dtype = "double", const std::string& layout = "right") {
+  return device + "\t" + backend + "\t" + kernel + "\t" + dtype + "\t" + layout + "\t" +
+         std::to_string(l) + "\t" + std::to_string(r) + "\t" + std::to_string(k) + "\t" + alg +
+         "\t0.5\n";
+}
+
+ContractTuningTable parse(const std::string& text) {
+  std::istringstream in(text);
+  return ContractTuningTable::parse(in, "test.txt");
+}
+
+// Expects parse(text) to throw a grain::Error whose message contains `part`.
+void expect_parse_error(const std::string& text, const std::string& part) {
+  try {
+    parse(text);
+    ADD_FAILURE() << "no error for:\n" << text;
+  } catch (const grain::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+        << "message '" << e.what() << "' lacks '" << part << "'";
+  }
+}
+
+std::string temp_path(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/grain_tuning_test_" + std::to_string(::getpid()) +
+         "_" + name;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// Counts "grain: warning" lines in captured stderr.
+int warnings(const std::string& err) {
+  int n = 0;
+  for (std::size_t at = err.find("grain: warning"); at != std::string::npos;
+       at = err.find("grain: warning", at + 1))
+    ++n;
+  return n;
+}
+
+// Looks up a FieldField double LayoutRight shape with L = R = K = 8 (classes 3, 3, 3) on Serial.
+ContractAlgorithm lookup(ContractKernel kernel = ContractKernel::FieldFieldScalar,
+                         ContractExec e = ContractExec::Serial) {
+  return grain::impl::contract_tuned_algorithm(kernel, true, false, 8, 8, 8, e);
+}
+
+// Points GRAIN_TUNING_FILE at `path` and forgets the cached file; the device is "test-device".
+void use_file(const std::string& path) {
+  ::setenv("GRAIN_TUNING_FILE", path.c_str(), 1);
+  grain::impl::contract_tuning_reset("test-device");
+}
+
+struct EnvGuard {
+  ~EnvGuard() {
+    ::unsetenv("GRAIN_TUNING_FILE");
+    grain::impl::contract_tuning_reset();
+  }
+};
+
+}  // namespace
+
+TEST(ContractTuning, ShapeClassIsCeilLog2) {
+  EXPECT_EQ(grain::contract_shape_class(0), 0);
+  EXPECT_EQ(grain::contract_shape_class(1), 0);
+  EXPECT_EQ(grain::contract_shape_class(2), 1);
+  EXPECT_EQ(grain::contract_shape_class(3), 2);
+  EXPECT_EQ(grain::contract_shape_class(8), 3);
+  EXPECT_EQ(grain::contract_shape_class(27), 5);
+  EXPECT_EQ(grain::contract_shape_class(64), 6);
+  EXPECT_EQ(grain::contract_shape_class(125), 7);
+  EXPECT_EQ(grain::contract_shape_class(1944), 11);
+}
+
+TEST(ContractTuning, WriteThenParseRoundTrips) {
+  ContractTuningTable t;
+  grain::ContractTuningEntry e;
+  e.key = grain::ContractTuningKey{"NVIDIA H100 80GB HBM3", "cuda", "FieldFieldTensor", "float",
+                                   "left", 7, 7, 11};
+  e.algorithm = ContractAlgorithm::Tile;
+  e.ms = 1.25;
+  t.set(e);
+  e.key.dtype = "double";
+  e.algorithm = ContractAlgorithm::AdaptiveSlice;
+  t.set(e);
+  std::ostringstream out;
+  t.write(out);
+  const ContractTuningTable back = parse(out.str());
+  ASSERT_EQ(back.size(), 2u);
+  const grain::ContractTuningEntry* hit = back.find(e.key);
+  ASSERT_NE(hit, nullptr);
+  EXPECT_EQ(hit->algorithm, ContractAlgorithm::AdaptiveSlice);
+  EXPECT_DOUBLE_EQ(hit->ms, 1.25);
+  EXPECT_TRUE(back.has("NVIDIA H100 80GB HBM3", "cuda"));
+  EXPECT_FALSE(back.has("NVIDIA H100 80GB HBM3", "openmp"));
+
+  ContractTuningTable copy = back;
+  copy.erase("NVIDIA H100 80GB HBM3", "cuda");
+  EXPECT_EQ(copy.size(), 0u);
+}
+
+TEST(ContractTuning, CommentsAndBlankLinesAreSkipped) {
+  const ContractTuningTable t =
+      parse(std::string("# a comment\n\n") + kHeader + "# another\n" +
+            entry("cpu", "openmp", "DataDataScalar", "flat") + "\n");
+  EXPECT_EQ(t.size(), 1u);
+}
+
+TEST(ContractTuning, MalformedFilesRaiseErrorsNamingTheLine) {
+  expect_parse_error("", "empty tuning file");
+  expect_parse_error("something else 1\n", "not a grain contraction tuning file");
+  expect_parse_error("grain-contract-tuning 2\n", "version 2");
+  expect_parse_error(std::string(kHeader) + "a\tb\tc\n", "test.txt:2: expected 10 TAB-separated fields");
+  expect_parse_error(std::string(kHeader) + entry("cpu", "metal", "DataDataScalar", "flat"),
+                     "unknown back end 'metal'");
+  expect_parse_error(std::string(kHeader) + entry("cpu", "openmp", "DataDataMatrix", "flat"),
+                     "unknown kernel 'DataDataMatrix'");
+  expect_parse_error(std::string(kHeader) + entry("cpu", "openmp", "DataDataScalar", "fastest"),
+                     "unknown algorithm 'fastest'");
+  expect_parse_error(std::string(kHeader) + entry("cpu", "openmp", "DataDataScalar", "auto"),
+                     "concrete one");
+  expect_parse_error(std::string(kHeader) +
+                         entry("cpu", "openmp", "DataDataScalar", "flat", 3, 3, 3, "half"),
+                     "unknown dtype 'half'");
+  expect_parse_error(std::string(kHeader) +
+                         entry("cpu", "openmp", "DataDataScalar", "flat", 3, 3, 3, "float", "diag"),
+                     "unknown layout 'diag'");
+  expect_parse_error(std::string(kHeader) + entry("cpu", "openmp", "DataDataScalar", "flat", -1),
+                     "shape class L");
+  expect_parse_error(std::string(kHeader) + "cpu\topenmp\tDataDataScalar\tdouble\tright\t3\t3\tx\tflat\t1\n",
+                     "shape class K");
+  expect_parse_error(std::string(kHeader) + "cpu\topenmp\tDataDataScalar\tdouble\tright\t3\t3\t3\tflat\tfast\n",
+                     "time must be a number");
+  expect_parse_error(std::string(kHeader) + "\topenmp\tDataDataScalar\tdouble\tright\t3\t3\t3\tflat\t1\n",
+                     "expected 10");
+  const std::string dup = entry("cpu", "openmp", "DataDataScalar", "flat");
+  expect_parse_error(std::string(kHeader) + dup + dup, "test.txt:3: duplicate entry");
+}
+
+TEST(ContractTuning, LoadOfAMissingFileRaises) {
+  EXPECT_THROW(ContractTuningTable::load(temp_path("does-not-exist.txt")), grain::Error);
+}
+
+TEST(ContractTuning, AutoUsesAMatchingEntry) {
+  EnvGuard guard;
+  const std::string path = temp_path("good.txt");
+  write_file(path, std::string(kHeader) + entry("test-device", "serial", "FieldFieldScalar", "tile") +
+                       entry("test-device", "serial", "DataFieldScalar", "slice"));
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Tile);
+  EXPECT_EQ(lookup(ContractKernel::DataFieldScalar), ContractAlgorithm::Slice);
+  // Another shape class, dtype or layout: no entry, the model decides (silently).
+  EXPECT_EQ(grain::impl::contract_tuned_algorithm(ContractKernel::FieldFieldScalar, true, false, 64,
+                                                  64, 64, ContractExec::Serial),
+            ContractAlgorithm::Auto);
+  EXPECT_EQ(grain::impl::contract_tuned_algorithm(ContractKernel::FieldFieldScalar, false, false,
+                                                  8, 8, 8, ContractExec::Serial),
+            ContractAlgorithm::Auto);
+  EXPECT_EQ(grain::impl::contract_tuned_algorithm(ContractKernel::FieldFieldScalar, true, true, 8,
+                                                  8, 8, ContractExec::Serial),
+            ContractAlgorithm::Auto);
+  EXPECT_EQ(warnings(testing::internal::GetCapturedStderr()), 0);
+  std::remove(path.c_str());
+}
+
+TEST(ContractTuning, StaleFileWarnsOnceAndFallsBack) {
+  EnvGuard guard;
+  const std::string path = temp_path("stale.txt");
+  write_file(path, std::string(kHeader) + entry("another-gpu", "serial", "FieldFieldScalar", "tile"));
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings(err), 1) << err;
+  EXPECT_NE(err.find("no entries for device 'test-device'"), std::string::npos) << err;
+  std::remove(path.c_str());
+}
+
+TEST(ContractTuning, OldVersionWarnsOnceAndFallsBack) {
+  EnvGuard guard;
+  const std::string path = temp_path("old.txt");
+  write_file(path, "grain-contract-tuning 0\n" + entry("test-device", "serial", "FieldFieldScalar", "tile"));
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings(err), 1) << err;
+  EXPECT_NE(err.find("version 0"), std::string::npos) << err;
+  std::remove(path.c_str());
+}
+
+TEST(ContractTuning, MalformedFileWarnsOnceAndFallsBack) {
+  EnvGuard guard;
+  const std::string path = temp_path("bad.txt");
+  write_file(path, std::string(kHeader) + entry("test-device", "serial", "FieldFieldScalar", "tile") +
+                       "garbage line\n");
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings(err), 1) << err;
+  EXPECT_NE(err.find(":3: expected 10"), std::string::npos) << err;
+  std::remove(path.c_str());
+}
+
+TEST(ContractTuning, MissingFileNamedByTheEnvironmentWarnsOnce) {
+  EnvGuard guard;
+  use_file(temp_path("missing.txt"));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings(err), 1) << err;
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
+}
+
+TEST(ContractTuning, MissingDefaultFileAndOffAreSilent) {
+  EnvGuard guard;
+  const char* old_xdg = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved = old_xdg ? old_xdg : "";
+  ::unsetenv("GRAIN_TUNING_FILE");
+  ::setenv("XDG_CONFIG_HOME", temp_path("no-such-dir").c_str(), 1);
+  EXPECT_EQ(grain::contract_tuning_path(), temp_path("no-such-dir") + "/grain/contract-tuning.txt");
+  grain::impl::contract_tuning_reset("test-device");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  EXPECT_EQ(grain::contract_tuning_path(), "");
+  grain::impl::contract_tuning_reset("test-device");
+  EXPECT_EQ(lookup(), ContractAlgorithm::Auto);
+  EXPECT_EQ(warnings(testing::internal::GetCapturedStderr()), 0);
+  if (old_xdg)
+    ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST(ContractTuning, SaveCreatesTheDirectory) {
+  ContractTuningTable t;
+  grain::ContractTuningEntry e;
+  e.key = grain::ContractTuningKey{"cpu", "openmp", "DataDataVector", "float", "right", 0, 0, 5};
+  e.algorithm = ContractAlgorithm::Flat;
+  t.set(e);
+  const std::string dir = temp_path("dir");
+  const std::string path = dir + "/sub/tuning.txt";
+  t.save(path);
+  const ContractTuningTable back = ContractTuningTable::load(path);
+  ASSERT_NE(back.find(e.key), nullptr);
+  EXPECT_EQ(back.find(e.key)->algorithm, ContractAlgorithm::Flat);
+  std::remove(path.c_str());
+  ::rmdir((dir + "/sub").c_str());
+  ::rmdir(dir.c_str());
+}
