@@ -84,10 +84,13 @@ def is_portable(algorithm):
 
 
 def backend_of(algorithm):
-    # grain-openmp -> openmp, hand-cuda -> cuda, cublas -> cuda
+    # grain-openmp -> openmp, grain-cuda-async -> cuda, hand-cuda -> cuda, cublas -> cuda
     if algorithm.startswith("cublas"):
         return "cuda"
-    return algorithm.split("-", 1)[1] if "-" in algorithm else algorithm
+    for b in ("serial", "openmp", "cuda"):
+        if b in algorithm.split("-"):
+            return b
+    return algorithm
 
 
 def x_value(r, field):

@@ -96,6 +96,76 @@ void modified_gram_schmidt(const MV& a, const HostMatrix& r) {
   }
 }
 
+// ---- the same factorization without host round trips ----------------------------------------------
+//
+// grain's parallel_reduce hands its result to the host, so the sequence above waits for the device
+// after each of its K(K+1)/2 reductions. This variant keeps R on the device: each dot is a team
+// reduction that adds its team's partial sum atomically into R, and the scale and axpy that
+// follow read their coefficient from there. Same operations, same traffic, no synchronization
+// until R is copied back at the end. Still one portable source.
+
+// Teams for a reduction over n entries: about one per resident block on the GPU (256 threads
+// each), one per thread on the CPU.
+template <class Exec>
+index_type reduction_league(index_type n) {
+  const index_type threads = Exec::concurrency();
+  const index_type team = is_host_execution_space_v<Exec> ? 1 : 256;
+  index_type league = threads / team;
+  if (league < 1) league = 1;
+  const index_type useful = (n + team - 1) / team;  // no team without work
+  return league < useful ? league : (useful > 0 ? useful : 1);
+}
+
+// out(0) += <a(:, j), a(:, k)>, where out is a 0-offset slot of a View in Exec's space.
+template <class Exec, class MV, class Slot>
+void mv_dot_into(const MV& a, int j, int k, const Slot& out, int oi, int oj) {
+  const index_type n = static_cast<index_type>(a.extent(0));
+  const index_type league = reduction_league<Exec>(n);
+  const index_type chunk = (n + league - 1) / league;
+  using Member = typename TeamPolicy<Exec>::member_type;
+  parallel_for(TeamPolicy<Exec>(league, AUTO), GRAIN_LAMBDA(const Member& m) {
+    const index_type b = m.league_rank() * chunk;
+    const index_type e = b + chunk < n ? b + chunk : n;
+    double sum = 0;
+    parallel_reduce(
+        TeamThreadRange(m, b, e), [&](index_type i, double& s) { s += a(i, j) * a(i, k); }, sum);
+    single(PerTeam(m), [&] { atomic_add(&out(oi, oj), sum); });
+  });
+}
+
+// In place, as modified_gram_schmidt; r_dev (K x K, zero-filled here) is in Exec's space and
+// holds R on return, r (host) too. work (2 x K) holds squared norms and reciprocals.
+template <class Exec, class MV, class RV>
+void modified_gram_schmidt_device_scalars(const MV& a, const RV& r_dev, const RV& work,
+                                          const HostMatrix& r) {
+  static_assert(MV::rank == 2 && RV::rank == 2, "modified_gram_schmidt_device_scalars: rank-2 Views");
+  const int K = static_cast<int>(a.extent(1));
+  const index_type n = static_cast<index_type>(a.extent(0));
+  check_mgs_shapes(a.extent(0), a.extent(1), r, "modified_gram_schmidt_device_scalars");
+  if (r_dev.extent(0) != std::size_t(K) || r_dev.extent(1) != std::size_t(K) ||
+      work.extent(0) != 2 || work.extent(1) != std::size_t(K))
+    impl::throw_error("modified_gram_schmidt_device_scalars: 'r_dev' has extents ", r_dev.shape(),
+                      " and 'work' ", work.shape(), ", expected (", K, ",", K, ") and (2,", K, ")");
+  deep_copy(r_dev, 0.0);
+  deep_copy(work, 0.0);
+  for (int k = 0; k < K; ++k) {
+    mv_dot_into<Exec>(a, k, k, work, 0, k);
+    parallel_for(RangePolicy<Exec>(0, 1), GRAIN_LAMBDA(index_type) {
+      const double norm = sqrt(work(0, k));
+      r_dev(k, k) = norm;
+      work(1, k) = 1.0 / norm;
+    });
+    parallel_for(RangePolicy<Exec>(0, n), GRAIN_LAMBDA(index_type i) { a(i, k) *= work(1, k); });
+    for (int j = k + 1; j < K; ++j) {
+      mv_dot_into<Exec>(a, k, j, r_dev, k, j);
+      parallel_for(RangePolicy<Exec>(0, n),
+                   GRAIN_LAMBDA(index_type i) { a(i, j) -= r_dev(k, j) * a(i, k); });
+    }
+  }
+  deep_copy(r, r_dev);
+  for (int k = 0; k < K; ++k) check_mgs_pivot(r(k, k), k, "modified_gram_schmidt_device_scalars");
+}
+
 // ---- inputs and checks ---------------------------------------------------------------------------
 
 // Entries uniform in [-1, 1), reproducible from the seed, generated where the View lives.

@@ -70,12 +70,18 @@ void expect_factorization(const HostMV& a, const HostMV& q, const ex::HostMatrix
           << who << ": R(" << k << "," << j << ")";
 }
 
-enum class Version { grain, hand, cublas };
+enum class Version { grain, hand, cublas, device_scalars };
 
 template <class Exec, class MV>
 void factor(Version v, const MV& q, const ex::HostMatrix& r) {
   if (v == Version::grain) {
     ex::modified_gram_schmidt<Exec>(q, r);
+  } else if (v == Version::device_scalars) {
+    using RV = grain::View<double**, typename Exec::memory_space>;
+    const int K = static_cast<int>(q.extent(1));
+    RV r_dev("r_dev", K, K), work("work", 2, K);
+    grain::test::poison(r_dev);
+    ex::modified_gram_schmidt_device_scalars<Exec>(q, r_dev, work, r);
   } else if (v == Version::hand) {
     if constexpr (std::is_same_v<typename MV::array_layout, grain::LayoutLeft>) ex::mgs_hand<Exec>(q, r);
   } else {
@@ -99,25 +105,29 @@ void check_factorization(Version v, int n, int K) {
                           std::to_string(static_cast<int>(v)) + " n=" + std::to_string(n) +
                           " K=" + std::to_string(K);
   expect_factorization(to_host(a), to_host(q), r, who);
-  // The portable checkers agree with the host's.
-  EXPECT_LE(ex::mgs_orthogonality_error<Exec>(q), 1e-13) << who;
-  EXPECT_LE(ex::mgs_residual<Exec>(a, q, r), 1e-14) << who;
+  // The portable checkers agree with the host's (on the small cases: K^2/2 launches each).
+  if (K <= 12) {
+    EXPECT_LE(ex::mgs_orthogonality_error<Exec>(q), 1e-13) << who;
+    EXPECT_LE(ex::mgs_residual<Exec>(a, q, r), 1e-14) << who;
+  }
 }
 
 template <class Exec>
 void check_all_versions() {
-  std::vector<Version> versions = {Version::grain, Version::hand};
+  std::vector<Version> versions = {Version::grain, Version::hand, Version::device_scalars};
 #if defined(GRAIN_ENABLE_CUDA)
   if (std::is_same_v<Exec, grain::Cuda>) versions.push_back(Version::cublas);
 #endif
   for (Version v : versions)
-    for (auto [n, K] : {std::pair{33, 32}, std::pair{257, 32}, std::pair{101, 7}, std::pair{1, 1}})
+    // The paper's 32 columns once (each factorization is K^2 launches: keep CI fast), then
+    // longer columns, fewer of them.
+    for (auto [n, K] : {std::pair{33, 32}, std::pair{257, 12}, std::pair{101, 7}, std::pair{1, 1}})
       check_factorization<Exec, grain::LayoutLeft>(v, n, K);
 }
 
 GRAIN_BACKEND_TEST(GramSchmidt, AllVersionsFactor) { check_all_versions<TypeParam>(); }
 GRAIN_BACKEND_TEST(GramSchmidt, GrainLayoutRight) {
-  check_factorization<TypeParam, grain::LayoutRight>(Version::grain, 99, 32);
+  check_factorization<TypeParam, grain::LayoutRight>(Version::grain, 99, 9);
 }
 
 // A zero column makes the multivector rank deficient: every version must raise, not divide by 0.
@@ -125,7 +135,7 @@ template <class Exec>
 void check_rank_deficient_raises() {
   using MV = grain::View<double**, grain::LayoutLeft, typename Exec::memory_space>;
   const int n = 45, K = 5;
-  std::vector<Version> versions = {Version::grain, Version::hand};
+  std::vector<Version> versions = {Version::grain, Version::hand, Version::device_scalars};
 #if defined(GRAIN_ENABLE_CUDA)
   if (std::is_same_v<Exec, grain::Cuda>) versions.push_back(Version::cublas);
 #endif
