@@ -21,6 +21,8 @@ struct Args {
 int run_info(const Args& args);
 int run_bench_core(const Args& args);  // bench/core_bench.cpp
 int run_bench_paper(const Args& args);  // bench/paper_bench.cpp
+int run_bench_contract(const Args& args);  // bench/contract_bench.cpp
+int run_tune(const Args& args);            // bench/contract_bench.cpp
 int run_cp_als(const Args& args);        // cp_commands.cpp
 int run_generate(const Args& args);      // cp_commands.cpp
 int run_bench_mttkrp(const Args& args);  // cp_commands.cpp

@@ -70,6 +70,8 @@ const Command kCommands[] = {
     {"info", grain::cli::run_info, "version, back ends, GPU, threads, quick copy bandwidth [--no-bandwidth]"},
     {"bench core", grain::cli::run_bench_core, "triad and dot: grain against hand-written OpenMP/CUDA"},
     {"bench paper", grain::cli::run_bench_paper, "the 2011 paper's hex gradients and Gram-Schmidt: grain vs hand-written"},
+    {"bench contract", grain::cli::run_bench_contract, "the nine contractions, every algorithm vs copy/GEMM ceilings and cuBLAS/OpenBLAS: [--kernel --case --dtype --backend --algorithm --layout --budget-mib --reps --json --sweep]"},
+    {"tune", grain::cli::run_tune, "measure the contraction algorithms on this device and write the tuning file Auto reads [--backend --output --quick --budget-mib]"},
     {"cp-als", grain::cli::run_cp_als, "CP decomposition of a sparse tensor: FILE --rank R [--maxiters --tol --seed --mttkrp --backend --dtype --init --output --json]"},
     {"generate", grain::cli::run_generate, "synthetic sparse tensor: --kind random-ktensor|skewed|lowrank --dims AxBxC --nnz N --output FILE"},
     {"bench mttkrp", grain::cli::run_bench_mttkrp, "every MTTKRP algorithm per mode and CP-ALS iterations on a tensor FILE or a generated one"},
