@@ -69,14 +69,15 @@ struct GramFunctor {
     const index_type i1 = i0 + rows < I ? i0 + rows : I;
     const T* a = A;
     const index_type RR = R;
+    // Upper triangle only (s >= r): the Gram matrix is symmetric; gram() mirrors it.
     parallel_for(TeamThreadRange(m, R), [&](index_type r) {
-      parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { acc[r * RR + s] = T(0); });
+      parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { acc[r * RR + s] = T(0); });
       for (index_type i = i0; i < i1; ++i) {
         const T ar = a[i * RR + r];
         const T* row = a + i * RR;
-        parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { acc[r * RR + s] += ar * row[s]; });
+        parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { acc[r * RR + s] += ar * row[s]; });
       }
-      parallel_for(ThreadVectorRange(m, RR), [&](index_type s) { atomic_add(&G[r * RR + s], acc[r * RR + s]); });
+      parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { atomic_add(&G[r * RR + s], acc[r * RR + s]); });
     });
   }
 };
@@ -211,7 +212,9 @@ std::vector<double> gram(const View<T**, LayoutRight, Space>& A) {
   auto h = create_mirror_view(G);
   deep_copy(h, G);
   std::vector<double> out(static_cast<std::size_t>(R * R));
-  for (index_type e = 0; e < R * R; ++e) out[e] = static_cast<double>(h(e));
+  for (index_type r = 0; r < R; ++r)
+    for (index_type c = 0; c < R; ++c)
+      out[r * R + c] = static_cast<double>(c >= r ? h(r * R + c) : h(c * R + r));
   return out;
 }
 

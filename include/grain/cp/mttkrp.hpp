@@ -238,7 +238,13 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
     }
     case MttkrpAlgorithm::Perm: {
       d.perm = X.permutation(d.n).data();
-      const index_type chunk = host ? 4096 : 16;
+      // GPU: long enough runs to make the end-of-chunk atomics rare, short enough to leave
+      // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
+      index_type chunk = 4096;
+      if (!host) {
+        chunk = d.nnz * vec / (static_cast<index_type>(Exec::concurrency()) * 8 + 1);
+        chunk = chunk < 16 ? 16 : chunk > 128 ? 128 : chunk;
+      }
       const index_type threads = (d.nnz + chunk - 1) / chunk;
       const index_type teams = (threads + team - 1) / team;
       TeamPolicy<Exec> p(teams * nrb, team, vec);
