@@ -118,13 +118,21 @@ template <class Exec>
 void check_cuda_team_limits() {
   if constexpr (!grain::test::is_host_exec<Exec>()) {
     using Member = typename grain::TeamPolicy<Exec>::member_type;
+    // The kernel is defined here, not inside the throwing lambda (nvcc's extended-lambda rules).
+    const auto kernel = GRAIN_LAMBDA(const Member&) {};
     grain::TeamPolicy<Exec> big(3, 128, 32);  // 4096 threads
-    EXPECT_TRUE(throws_with([&] { grain::parallel_for(big, GRAIN_LAMBDA(const Member&) {}); },
+    EXPECT_TRUE(throws_with([&] { grain::parallel_for(big, kernel); },
                             {"team_size 128", "vector_length 32"}));
     grain::TeamPolicy<Exec> scratch(3, 2, 1);
     scratch.set_scratch_size(0, grain::PerTeam(std::size_t(1) << 30));
-    EXPECT_TRUE(throws_with([&] { grain::parallel_for(scratch, GRAIN_LAMBDA(const Member&) {}); },
+    EXPECT_TRUE(throws_with([&] { grain::parallel_for(scratch, kernel); },
                             {"level-0 scratch", "level 1"}));
+    // The device still works after the refused launches.
+    grain::View<int*, grain::test::ExecMemory<Exec>> ran("ran", 1);
+    grain::parallel_for(grain::TeamPolicy<Exec>(3, 2, 1), GRAIN_LAMBDA(const Member& m) {
+      grain::single(grain::PerTeam(m), [&]() { grain::atomic_add(&ran(0), 1); });
+    });
+    EXPECT_EQ(grain::test::to_host(ran)(0), 3);
   } else {
     GTEST_SKIP() << "CUDA only";
   }

@@ -113,4 +113,43 @@ void check_nested_host_regions() {
 
 GRAIN_BACKEND_TEST(Range, NestedHostRegions) { check_nested_host_regions<TypeParam>(); }
 
+// The OpenMP runtime may grant fewer threads than a region asks for (OMP_DYNAMIC, thread
+// limits, a loaded machine): every index must still run, and every reduction partial be joined.
+#if defined(GRAIN_ENABLE_OPENMP)
+struct DynamicThreads {
+  explicit DynamicThreads(bool on) : saved_dynamic(omp_get_dynamic()), saved_threads(omp_get_max_threads()) {
+    omp_set_dynamic(on);
+  }
+  ~DynamicThreads() {
+    omp_set_dynamic(saved_dynamic);
+    omp_set_num_threads(saved_threads);
+  }
+  int saved_dynamic, saved_threads;
+};
+
+TEST(Range, OpenMPFewerThreadsThanAsked) {
+  DynamicThreads guard(true);
+  // Ask for many more threads than the machine has: with dynamic adjustment the runtime grants
+  // at most the processors that are free.
+  omp_set_num_threads(8 * omp_get_num_procs());
+  const index_type n = 10007;
+  grain::View<int*> hits("hits", n);
+  for (int rep = 0; rep < 5; ++rep) {
+    grain::parallel_for(grain::RangePolicy<grain::OpenMP>(0, n), [=](index_type i) { hits(i) += 1; });
+    long long s = 0;
+    grain::parallel_reduce(grain::RangePolicy<grain::OpenMP>(0, n), [=](index_type i, long long& v) { v += i; }, s);
+    ASSERT_EQ(s, static_cast<long long>(n) * (n - 1) / 2) << "rep " << rep;
+    double mn = 0;
+    grain::parallel_reduce(grain::RangePolicy<grain::OpenMP>(0, n), [=](index_type i, double& v) {
+      if (static_cast<double>(i) + 3.0 < v) v = static_cast<double>(i) + 3.0;
+    }, grain::Min<double>(mn));
+    ASSERT_EQ(mn, 3.0);
+    int total = 0;
+    grain::parallel_scan(grain::RangePolicy<grain::OpenMP>(0, n), [=](index_type, int& u, bool) { u += 1; }, total);
+    ASSERT_EQ(total, n);
+  }
+  for (index_type i = 0; i < n; ++i) ASSERT_EQ(hits(i), 5) << i;
+}
+#endif
+
 }  // namespace

@@ -82,11 +82,19 @@ void host_split(index_type begin, index_type end, int nthreads, Body&& body) {
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
 #endif
   {
-    const int t = nthreads > 1 ? host_thread_id() : 0;
+    // The runtime may grant fewer threads than asked (OMP_DYNAMIC, thread limits): the granted
+    // ones then take the nthreads blocks in turn, so every block still runs exactly once.
+#if defined(GRAIN_ENABLE_OPENMP)
+    const int granted = nthreads > 1 ? omp_get_num_threads() : 1;
+#else
+    const int granted = 1;
+#endif
     const int nt = nthreads;
-    const index_type lo = begin + n * t / nt;
-    const index_type hi = begin + n * (t + 1) / nt;
-    trap.run([&] { body(t, nt, lo, hi); });
+    for (int t = nthreads > 1 ? host_thread_id() : 0; t < nt; t += granted) {
+      const index_type lo = begin + n * t / nt;
+      const index_type hi = begin + n * (t + 1) / nt;
+      trap.run([&] { body(t, nt, lo, hi); });
+    }
   }
   trap.rethrow();
 }
