@@ -769,7 +769,9 @@ void run_sweep(Report& rep, const SweepOptions& so, const std::vector<std::strin
           if (!plan.quiet) {
             const Row* best = nullptr;
             for (const Row& r : rows)
-              if (r.algorithm != "serial" && (!best || r.ms < best->ms)) best = &r;
+              if (r.algorithm != "serial" && r.algorithm != kPeerOpenBLAS &&
+                  r.algorithm != kPeerCublas && (!best || r.ms < best->ms))
+                best = &r;
             std::printf("  %-18s %-6s %-16s C=%-9lld serial %9.3f ms  best %-16s %9.3f ms  x%.1f\n",
                         contract_kernel_name(k), dtype.c_str(), s.case_name.c_str(),
                         static_cast<long long>(s.C), serial_ms, best ? best->algorithm.c_str() : "-",
@@ -781,12 +783,10 @@ void run_sweep(Report& rep, const SweepOptions& so, const std::vector<std::strin
 
 }  // namespace
 
-int run_bench_contract(const Args& args) {
-  args.expect_only({"--kernel", "--case", "--dtype", "--backend", "--algorithm", "--budget-mib",
-                    "--json", "--reps", "--layout", "--sweep-p", "--sweep-budgets",
-                    "--sweep-fields", "--sweep-kernels"},
-                   {"--sweep", "--no-verify", "--quiet"});
-  const std::string backend = args.value("--backend", default_backend());
+namespace {
+
+// One back end's run of `grain bench contract`.
+void bench_contract_on(const Args& args, const std::string& backend, const std::string& json) {
   check_backend(backend);
   const bool sweep = args.has("--sweep");
   const std::vector<ContractKernel> kernels = parse_kernels(args.value("--kernel", "all"));
@@ -795,7 +795,6 @@ int run_bench_contract(const Args& args) {
   const bool layout_left = parse_layout(args.value("--layout", ""), backend);
   const double budget = static_cast<double>(args.integer("--budget-mib", backend == "cuda" ? 512 : 128));
   const int reps = static_cast<int>(args.integer("--reps", backend == "cuda" ? 20 : 10));
-  const std::string json = args.value("--json", "");
   if (budget < 1 || reps < 1) impl::throw_error("--budget-mib and --reps must be positive");
 
   Plan plan;
@@ -863,6 +862,40 @@ int run_bench_contract(const Args& args) {
   if (!json.empty()) {
     rep.write_json(json);
     std::printf("wrote %s\n", json.c_str());
+  }
+}
+
+}  // namespace
+
+int run_bench_contract(const Args& args) {
+  args.expect_only({"--kernel", "--case", "--dtype", "--backend", "--algorithm", "--budget-mib",
+                    "--json", "--reps", "--layout", "--sweep-p", "--sweep-budgets",
+                    "--sweep-fields", "--sweep-kernels"},
+                   {"--sweep", "--no-verify", "--quiet"});
+  const std::string backend = args.value("--backend", default_backend());
+  const std::string json = args.value("--json", "");
+  if (backend != "all") {
+    bench_contract_on(args, backend, json);
+    return 0;
+  }
+  // Every parallel back end present, one report each (FILE.json -> FILE-<backend>.json).
+  std::vector<std::string> list;
+#if defined(GRAIN_ENABLE_OPENMP)
+  list.push_back("openmp");
+#else
+  list.push_back("serial");
+#endif
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+  if (impl::cuda_device_count() > 0) list.push_back("cuda");
+#endif
+  for (const std::string& b : list) {
+    std::string file = json;
+    if (!file.empty()) {
+      const std::size_t dot = file.rfind(".json");
+      file = (dot == std::string::npos ? file : file.substr(0, dot)) + "-" + b + ".json";
+    }
+    bench_contract_on(args, b, file);
+    std::printf("\n");
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plot grain benchmark results (the BENCHMARKS.md JSON written by `grain bench ... --json`).
 
-Three modes, all writing PNG files:
+Four modes, all writing PNG files:
 
   paper    FILES... [--out-dir DIR] [--prefix NAME] [--metric ms|ms_min]
            The 2011 paper's figures (seeds/003, Figures 5 and 6): time against problem size,
@@ -12,6 +12,11 @@ Three modes, all writing PNG files:
   lines    FILES... --kernel K [--metric ms|ms_min|GBps|GFLOPs|roofline] [--x FIELD] --out PNG
            A metric per algorithm per case. A numeric x (N, C, P, ...) gives lines on log axes;
            a categorical one (case = Q1..Q4, a tensor's name) gives grouped bars.
+
+  contract FILES... [--out-dir DIR] [--prefix NAME] [--metric ms|ms_min|GBps|GFLOPs|roofline]
+           Every contraction figure: for `grain bench contract` / torch_einsum.py files, the time of
+           each algorithm per case (one PNG per kernel and dtype); for `--sweep` files, the
+           speedup over serial across P x budget_MiB of each algorithm and of the best (Figure 3.1).
 
   heatmap  FILES... --kernel K --x FIELD --y FIELD --out PNG
            [--metric ms] [--algorithm A] [--speedup-over BASELINE [--of A|best]]
@@ -299,6 +304,42 @@ def cmd_heatmap(args):
     print("wrote", args.out)
 
 
+# ---- contract: every figure of `grain bench contract`, torch_einsum.py and --sweep results ------
+def is_sweep_file(path):
+    return any(str(r.get("case", "")).startswith("P") for r in load_rows([path]))
+
+
+def cmd_contract(args):
+    plt = need_matplotlib()
+    os.makedirs(args.out_dir, exist_ok=True)
+    case_files = [f for f in args.files if not is_sweep_file(f)]
+    sweep_files = [f for f in args.files if is_sweep_file(f)]
+    wrote = 0
+    rows = select(load_rows(case_files), None, args.dtype, args.where) if case_files else []
+    for kernel in sorted({r["kernel"] for r in rows}):
+        for dtype in sorted({r["dtype"] for r in rows if r["kernel"] == kernel}):
+            out = os.path.join(args.out_dir, "%s_%s_%s_time.png" % (args.prefix, kernel, dtype))
+            cmd_lines(argparse.Namespace(files=case_files, kernel=kernel, dtype=dtype, where=args.where,
+                                         metric=args.metric, x="case", out=out,
+                                         title="%s, %s: time per algorithm per case" % (kernel, dtype)))
+            plt.close("all")
+            wrote += 1
+    rows = select(load_rows(sweep_files), None, args.dtype, args.where) if sweep_files else []
+    for kernel in sorted({r["kernel"] for r in rows}):
+        for dtype in sorted({r["dtype"] for r in rows if r["kernel"] == kernel}):
+            algs = sorted({r["algorithm"] for r in rows
+                           if r["kernel"] == kernel and r["dtype"] == dtype and r["algorithm"] != "serial"})
+            for alg in algs + ["best"]:
+                out = os.path.join(args.out_dir, "%s_%s_%s_speedup_%s.png" % (args.prefix, kernel, dtype, alg))
+                cmd_heatmap(argparse.Namespace(files=sweep_files, kernel=kernel, dtype=dtype, where=args.where,
+                                               x="P", y="budget_MiB", metric="ms", algorithm=None,
+                                               speedup_over="serial", of=alg, out=out, title=None))
+                plt.close("all")
+                wrote += 1
+    if not wrote:
+        sys.exit("no contraction rows in " + ", ".join(args.files))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="mode", required=True)
@@ -336,6 +377,14 @@ def main(argv=None):
     sp.add_argument("--of", default="best", help="algorithm whose speedup is shown, or best")
     sp.add_argument("--out", required=True)
     sp.set_defaults(fn=cmd_heatmap)
+
+    sp = sub.add_parser("contract", help="all contraction figures: time per algorithm per case "
+                        "(bench contract, torch_einsum.py files) and speedup heat maps (--sweep files)")
+    common(sp)
+    sp.add_argument("--out-dir", default=".")
+    sp.add_argument("--prefix", default="contract")
+    sp.add_argument("--metric", default="ms", choices=["ms", "ms_min", "GBps", "GFLOPs", "roofline"])
+    sp.set_defaults(fn=cmd_contract)
 
     args = p.parse_args(argv)
     args.fn(args)
