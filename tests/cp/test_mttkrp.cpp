@@ -105,11 +105,12 @@ void check_case(const std::vector<index_type>& dims, index_type R, std::uint64_t
 template <class Exec>
 void check_all_shapes() {
   std::uint64_t seed = 100;
-  for (index_type R : {1, 5, 17, 64, 70}) {
+  for (index_type R : {1, 5, 17, 64}) {
     check_case<Exec, double>({7, 5, 9}, R, seed++);
     check_case<Exec, double>({3, 6, 5, 4}, R, seed++);
     check_case<Exec, double>({3, 4, 5, 3, 5}, R, seed++);
   }
+  check_case<Exec, double>({7, 5, 9}, 70, seed++);  // two R blocks of the team and perm kernels
   check_case<Exec, float>({7, 5, 9}, 17, seed++);
   check_case<Exec, float>({3, 6, 5, 4}, 64, seed++);
 }
