@@ -8,16 +8,22 @@ void hex_gradient_hand_openmp(const double* coords, double* grads, std::size_t e
   const long long n = static_cast<long long>(elements);
   const double* __restrict__ x = coords;
   double* __restrict__ g = grads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  // A private copy of the 24 reference derivatives: the compiler keeps them in registers instead
+  // of reloading them after every store (a store through g might alias a reference argument).
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const HexShapeDerivatives s = shape;
+#pragma omp for schedule(static)
   for (long long e = 0; e < n; ++e) {
     const double* xe = x + e * 24;
     double* ge = g + e * 24;
     double xl[3][8], gl[3][8];
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 8; ++k) xl[i][k] = xe[i * 8 + k];
-    hex_gradient_element(xl, shape, gl);
+    hex_gradient_element(xl, s, gl);
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 8; ++k) ge[i * 8 + k] = gl[i][k];
+  }
   }
 }
 
