@@ -229,7 +229,8 @@ struct TuningState {
   ContractTuningTable table;
   std::string device_override;
   std::string host_name, gpu_name;
-  std::set<std::string> warned;  // back ends already warned about
+  std::set<std::string> warned;              // back ends already warned about
+  std::map<std::string, bool> has_backend;   // does the file cover this device and back end?
 };
 
 TuningState& state() {
@@ -311,7 +312,10 @@ ContractAlgorithm contract_tuned_algorithm(ContractKernel kernel, bool is_double
   ContractTuningKey k;
   k.device = device_locked(s, e);
   k.backend = contract_exec_name(e);
-  if (!s.table.has(k.device, k.backend)) {
+  auto cached = s.has_backend.find(k.backend);
+  if (cached == s.has_backend.end())
+    cached = s.has_backend.emplace(k.backend, s.table.has(k.device, k.backend)).first;
+  if (!cached->second) {
     if (s.warned.insert(k.backend).second)
       warn("the tuning file '" + s.path + "' has no entries for device '" + k.device +
            "' and back end " + k.backend + " (run `grain tune` on this machine)");
@@ -334,6 +338,7 @@ void contract_tuning_reset(const std::string& device_override) {
   s.usable = false;
   s.table = ContractTuningTable();
   s.warned.clear();
+  s.has_backend.clear();
   s.device_override = device_override;
 }
 
