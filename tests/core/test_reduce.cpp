@@ -221,6 +221,94 @@ void check_functor_reducers() {
 
 GRAIN_BACKEND_TEST(Reduce, FunctorReducerCenterOfMass) { check_functor_reducers<TypeParam>(); }
 
+// User reducers over values of 12 bytes (three shuffle words) and 64 bytes (the CUDA limit),
+// through range, MD-range and team reductions.
+struct Float3 {
+  float x, y, z;
+};
+struct Stats8 {
+  double v[8];
+};
+template <class T>
+struct ElementwiseSum {
+  using is_reducer = grain::impl::reducer_tag;
+  using value_type = T;
+  T* ref;
+  GRAIN_INLINE_FUNCTION explicit ElementwiseSum(T& r) : ref(&r) {}
+  GRAIN_INLINE_FUNCTION static void init(T& a) {
+    if constexpr (std::is_same_v<T, Float3>) {
+      a.x = a.y = a.z = 0.0f;
+    } else {
+      for (int k = 0; k < 8; ++k) a.v[k] = 0.0;
+    }
+  }
+  GRAIN_INLINE_FUNCTION static void join(T& a, const T& b) {
+    if constexpr (std::is_same_v<T, Float3>) {
+      a.x += b.x;
+      a.y += b.y;
+      a.z += b.z;
+    } else {
+      for (int k = 0; k < 8; ++k) a.v[k] += b.v[k];
+    }
+  }
+  GRAIN_INLINE_FUNCTION T& reference() const { return *ref; }
+};
+
+template <class Exec>
+void check_wide_values(index_type n) {
+  using Member = typename grain::TeamPolicy<Exec>::member_type;
+  // Integer-valued terms: every order of summation gives the exact result.
+  Float3 f{-1, -1, -1};
+  grain::parallel_reduce(grain::RangePolicy<Exec>(0, n), GRAIN_LAMBDA(index_type i, Float3& a) {
+    a.x += 1.0f;
+    a.y += static_cast<float>(i % 4);
+    a.z -= 2.0f;
+  }, ElementwiseSum<Float3>(f));
+  long long y = 0;
+  for (index_type i = 0; i < n; ++i) y += i % 4;
+  EXPECT_EQ(f.x, static_cast<float>(n)) << n;
+  EXPECT_EQ(f.y, static_cast<float>(y)) << n;
+  EXPECT_EQ(f.z, -2.0f * static_cast<float>(n)) << n;
+  Stats8 s{};
+  grain::parallel_reduce(grain::RangePolicy<Exec>(0, n), GRAIN_LAMBDA(index_type i, Stats8& a) {
+    for (int k = 0; k < 8; ++k) a.v[k] += static_cast<double>((i + k) % 5);
+  }, ElementwiseSum<Stats8>(s));
+  for (int k = 0; k < 8; ++k) {
+    long long r = 0;
+    for (index_type i = 0; i < n; ++i) r += (i + k) % 5;
+    EXPECT_EQ(s.v[k], static_cast<double>(r)) << n << " component " << k;
+  }
+  // MD range (tiles that do not divide the extents) and teams.
+  const index_type n1 = 7;
+  Stats8 md{};
+  grain::parallel_reduce(grain::MDRangePolicy<Exec, grain::Rank<2>>({0, 0}, {n, n1}, {3, 2}),
+                         GRAIN_LAMBDA(index_type, index_type j, Stats8& a) {
+    a.v[0] += 1.0;
+    a.v[7] += static_cast<double>(j);
+  }, ElementwiseSum<Stats8>(md));
+  EXPECT_EQ(md.v[0], static_cast<double>(n * n1)) << n;
+  EXPECT_EQ(md.v[7], static_cast<double>(n * 21)) << n;
+  Stats8 tm{};
+  const auto tp = grain::test::make_team_policy<Exec>(n, grain::test::team_shapes<Exec>()[1]);
+  grain::parallel_reduce(tp, GRAIN_LAMBDA(const Member& m, Stats8& a) {
+    Stats8 inner;
+    grain::parallel_reduce(grain::TeamThreadRange(m, 5), [&](index_type i, Stats8& b) {
+      for (int k = 0; k < 8; ++k) b.v[k] += static_cast<double>(i + k);
+    }, ElementwiseSum<Stats8>(inner));
+    grain::single(grain::PerTeam(m), [&]() {
+      for (int k = 0; k < 8; ++k) a.v[k] += inner.v[k];
+    });
+  }, ElementwiseSum<Stats8>(tm));
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(tm.v[k], static_cast<double>(n * (10 + 5 * k))) << n << " component " << k;
+}
+
+template <class Exec>
+void check_wide_values_all() {
+  for (index_type n : grain::test::odd_sizes()) check_wide_values<Exec>(n);
+}
+
+GRAIN_BACKEND_TEST(Reduce, WideUserValues) { check_wide_values_all<TypeParam>(); }
+
 // Repeated reductions of different grid sizes reuse the device workspace and block counter.
 template <class Exec>
 void check_repeated_reductions() {

@@ -163,6 +163,17 @@ void check_nested_reduce(index_type league, const TeamShape& shape, index_type N
       int cnt = 0;
       grain::parallel_reduce(grain::ThreadVectorRange(m, M), [&](index_type j, int& c) { c += static_cast<int>(j) + 1; }, cnt);
       if (cnt != static_cast<int>(M * (M + 1) / 2)) grain::atomic_add(&bad(0), 1);  // every lane
+      // A 32-byte value through the vector lanes' shuffles.
+      Vec4 rv;
+      grain::parallel_reduce(grain::ThreadVectorRange(m, M), [&](index_type j, Vec4& v) {
+        v.a += 1.0;
+        v.b += static_cast<double>(j);
+        v.c += static_cast<double>(i);
+        v.d -= 2.0;
+      }, Sum4(rv));
+      if (!(rv.a == static_cast<double>(M)) || !(rv.b == static_cast<double>(M * (M - 1) / 2)) ||
+          !(rv.c == static_cast<double>(i * M)) || !(rv.d == -2.0 * static_cast<double>(M)))
+        grain::atomic_add(&bad(0), 1);
       grain::single(grain::PerThread(m), [&]() {
         rows(l, i) = rs;
         grain::atomic_add(&rowcount(l, i), 1);
