@@ -118,6 +118,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       const index_type rows = 32;
       const int vec = grain::cp::impl::vector_lanes<Exec>(R);
       TeamPolicy<Exec> policy((I + rows - 1) / rows, is_host_execution_space_v<Exec> ? 1 : (128 / vec > 1 ? 128 / vec : 1), vec);
+      policy.set_scratch_size(0, PerThread(static_cast<std::size_t>(R) * sizeof(T)));
       parallel_for(policy, grain::cp::impl::RowTimesMatrixFunctor<T, Member>{
                                B[n].data(), Winv.data(), M.factors[n].data(), I, R, rows});
       const std::vector<double> norms = column_norms<Exec>(M.factors[n], iter > 1);
@@ -134,7 +135,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     // Fit from the last MTTKRP: <X, M> = sum_r lambda_r sum_i A_N(i, r) B_N(i, r).
     double inner = 0;
     const int last = N - 1;
-    parallel_reduce(RangePolicy<Exec>(0, X.dim(last) * R),
+    parallel_reduce(RangePolicy<Exec>(0, X.dim(last)),
                     grain::cp::impl::WeightedDotFunctor<T>{M.factors[last].data(), B[last].data(),
                                                            M.lambda.data(), R},
                     inner);

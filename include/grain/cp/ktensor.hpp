@@ -119,6 +119,8 @@ struct ColumnNormFunctor {
 };
 
 // out(i, :) = B(i, :) * W for an R x R matrix W; one team thread per row, vector lanes over r.
+// The row accumulates in thread scratch as a sum of scaled rows of W (axpy form: vectorizes on
+// the CPU; lanes own their r on the GPU, so no synchronization is needed).
 template <class T, class Member>
 struct RowTimesMatrixFunctor {
   const T* B;
@@ -126,36 +128,43 @@ struct RowTimesMatrixFunctor {
   T* out;
   index_type I, R, rows;
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(R));
     const index_type i0 = m.league_rank() * rows;
     const index_type i1 = i0 + rows < I ? i0 + rows : I;
     parallel_for(TeamThreadRange(m, i0, i1), [&](index_type i) {
       const T* b = B + i * R;
-      parallel_for(ThreadVectorRange(m, R), [&](index_type r) {
-        T s = T(0);
-        for (index_type k = 0; k < R; ++k) s += b[k] * W[k * R + r];
-        out[i * R + r] = s;
-      });
+      parallel_for(ThreadVectorRange(m, R), [&](index_type r) { acc[r] = T(0); });
+      for (index_type k = 0; k < R; ++k) {
+        const T bk = b[k];
+        const T* w = W + k * R;
+        parallel_for(ThreadVectorRange(m, R), [&](index_type r) { acc[r] += bk * w[r]; });
+      }
+      parallel_for(ThreadVectorRange(m, R), [&](index_type r) { out[i * R + r] = acc[r]; });
     });
   }
 };
 
+// A(i, r) *= scale[r], a row per index.
 template <class T>
 struct ScaleColumnsFunctor {
   T* A;
   const T* scale;
   index_type R;
-  GRAIN_INLINE_FUNCTION void operator()(index_type e) const { A[e] *= scale[e % R]; }
+  GRAIN_INLINE_FUNCTION void operator()(index_type i) const {
+    T* a = A + i * R;
+    for (index_type r = 0; r < R; ++r) a[r] *= scale[r];
+  }
 };
 
-// sum_{i,r} A(i,r) B(i,r) w(r)
 template <class T>
 struct WeightedDotFunctor {
   const T* A;
   const T* B;
   const T* w;
   index_type R;
-  GRAIN_INLINE_FUNCTION void operator()(index_type e, double& s) const {
-    s += static_cast<double>(A[e]) * static_cast<double>(B[e]) * static_cast<double>(w[e % R]);
+  GRAIN_INLINE_FUNCTION void operator()(index_type i, double& s) const {
+    for (index_type r = 0; r < R; ++r)
+      s += static_cast<double>(A[i * R + r]) * static_cast<double>(B[i * R + r]) * static_cast<double>(w[r]);
   }
 };
 
@@ -244,7 +253,7 @@ void scale_columns(const View<T**, LayoutRight, Space>& A, const std::vector<dou
   auto h = create_mirror_view(s);
   for (index_type r = 0; r < R; ++r) h(r) = static_cast<T>(scale[r]);
   deep_copy(s, h);
-  parallel_for(RangePolicy<Exec>(0, static_cast<index_type>(A.size())),
+  parallel_for(RangePolicy<Exec>(0, static_cast<index_type>(A.extent(0))),
                impl::ScaleColumnsFunctor<T>{A.data(), s.data(), R});
 }
 
