@@ -21,10 +21,12 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     grep -E '^\[  FAILED  \]' "$out/r/$name.log" | head -20 | tee -a "$log"
   done
   # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build).
+  # SANITIZE selects suites by name (default: all); SANITIZE_TIMEOUT bounds each run.
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
+    case "$name" in *${SANITIZE:-}*) ;; *) continue ;; esac
     for tool in memcheck racecheck; do
-      timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 \
+      timeout "${SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 \
         --gtest_filter='*cuda*:*Cuda*' > "$out/r/$name.$tool.log" 2>&1
       say "SANITIZER $tool $name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$name.$tool.log" | tail -1)"
     done
