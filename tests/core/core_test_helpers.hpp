@@ -2,6 +2,7 @@
 // device Views back to the host. Everything here is host code; kernels stay in the test sources.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -27,9 +28,15 @@ inline std::vector<grain::index_type> odd_sizes() { return {1, 7, 33, 1000, 1000
 // A size large enough to need many CUDA blocks (and several passes of a resident grid); on the
 // host, where the same code paths are reached with far less work, a smaller one keeps the
 // sanitizer build fast.
+// GRAIN_TEST_SMALL=1 in the environment picks the host sizes on the GPU too (for runs under
+// compute-sanitizer racecheck, which is orders of magnitude slower).
+inline bool small_sizes_requested() {
+  const char* e = std::getenv("GRAIN_TEST_SMALL");
+  return e && *e && std::string(e) != "0";
+}
 template <class Exec>
 grain::index_type big_size(grain::index_type device_size, grain::index_type host_size) {
-  return is_host_exec<Exec>() ? host_size : device_size;
+  return is_host_exec<Exec>() || small_sizes_requested() ? host_size : device_size;
 }
 
 // A team configuration: team_size 0 means grain::AUTO.

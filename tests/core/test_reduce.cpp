@@ -312,7 +312,7 @@ GRAIN_BACKEND_TEST(Reduce, WideUserValues) { check_wide_values_all<TypeParam>();
 // Repeated reductions of different grid sizes reuse the device workspace and block counter.
 template <class Exec>
 void check_repeated_reductions() {
-  const index_type sizes[] = {100003, 1, 33, 100003, 7, 1000, 2000000};
+  const index_type sizes[] = {100003, 1, 33, 100003, 7, 1000, grain::test::big_size<Exec>(2000000, 200003)};
   for (int rep = 0; rep < 2; ++rep)
     for (index_type n : sizes) {
       long long s = -1;
