@@ -148,7 +148,7 @@ const std::vector<Shape>& shapes() {
   static const std::vector<Shape> s = {{1, 1, 1, 1, 1, 1},
                                        {7, 3, 7, 3, 3, 2},
                                        {33, 7, 3, 7, 2, 3},
-                                       {3, 33, 17, 130, 2, 2},
+                                       {2, 33, 17, 130, 2, 2},
                                        {9, 18, 20, 30, 3, 1}};
   return s;
 }

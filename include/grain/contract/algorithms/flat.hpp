@@ -5,9 +5,10 @@
 // loads coalesce; with LayoutRight each thread streams its own contiguous K.
 //
 // On the CPU with unit-stride cells, one iteration computes a block of W = 8 consecutive cells
-// so the inner loop runs across cells and vectorizes (packed FMAs); with unit-stride K the dot
-// product keeps eight partial sums (dot_strided). Work is split over all (cell block, l, r), so
-// both cores stay busy whenever there are at least two outputs.
+// so the inner loop runs across cells and vectorizes (packed FMAs); with unit-stride K one
+// iteration computes a left row against the right fields four at a time, eight partial sums
+// each. Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
+// whenever there are at least two of them.
 #pragma once
 
 #include "grain/contract/algorithms/common.hpp"
@@ -31,11 +32,12 @@ struct ContractFlatKernel {
 template <class T, int W>
 struct ContractFlatCellBlockKernel {
   ContractProblem<T> p;
-  index_type nblocks;
   GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
-    const index_type cb = o % nblocks;
-    const index_type q = o / nblocks;
-    const index_type l = q % p.L, r = q / p.L;
+    // r fastest, then l, cell block slowest: the left rows of (cb, l) stay in L1 across r and
+    // the right rows of cb in L2 across l (cell blocks fastest would reuse nothing).
+    const index_type r = o % p.R;
+    const index_type q = o / p.R;
+    const index_type l = q % p.L, cb = q / p.L;
     const index_type c0 = cb * W;
     const T* a = p.a + c0 + l * p.a_l;
     const T* b = p.b + c0 + r * p.b_r;
@@ -48,6 +50,7 @@ struct ContractFlatCellBlockKernel {
         for (index_type k0 = 0; k0 < p.K0; ++k0) {
           const T* ak = a1 + k0 * p.a_s0;
           const T* bk = b1 + k0 * p.b_s0;
+          GRAIN_CONTRACT_SIMD
           for (int w = 0; w < W; ++w) acc[w] += ak[w] * bk[w];
         }
       }
@@ -61,6 +64,57 @@ struct ContractFlatCellBlockKernel {
   }
 };
 
+// Host variant for unit-stride K (LayoutRight): one iteration per left row (c, l), right fields
+// in blocks of four, so each load of the left row feeds four FMAs and the index arithmetic is
+// paid once per row instead of once per output.
+template <class T>
+struct ContractFlatRowKernel {
+  ContractProblem<T> p;
+  GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
+    const index_type c = o / p.L, l = o - c * p.L;
+    const T* a = p.a + c * p.a_c + l * p.a_l;
+    const T* b = p.b + c * p.b_c;
+    const index_type K = p.K0;
+    index_type r = 0;
+    for (; r + 4 <= p.R; r += 4) {
+      const T* b0 = b + r * p.b_r;
+      const T* b1 = b0 + p.b_r;
+      const T* b2 = b1 + p.b_r;
+      const T* b3 = b2 + p.b_r;
+      T acc0[8] = {}, acc1[8] = {}, acc2[8] = {}, acc3[8] = {};
+      index_type k = 0;
+      for (; k + 8 <= K; k += 8) {
+        // Vectorize across the eight lanes, not along k (which GCC would otherwise pick, with
+        // slow in-order reductions).
+        GRAIN_CONTRACT_SIMD
+        for (int w = 0; w < 8; ++w) {
+          const T x = a[k + w];
+          acc0[w] += x * b0[k + w];
+          acc1[w] += x * b1[k + w];
+          acc2[w] += x * b2[k + w];
+          acc3[w] += x * b3[k + w];
+        }
+      }
+      for (; k < K; ++k) {
+        const T x = a[k];
+        acc0[0] += x * b0[k];
+        acc1[0] += x * b1[k];
+        acc2[0] += x * b2[k];
+        acc3[0] += x * b3[k];
+      }
+      T s[4] = {};
+      for (int w = 0; w < 8; ++w) {
+        s[0] += acc0[w];
+        s[1] += acc1[w];
+        s[2] += acc2[w];
+        s[3] += acc3[w];
+      }
+      for (int j = 0; j < 4; ++j) p.store(c, l, r + j, s[j]);
+    }
+    for (; r < p.R; ++r) p.store(c, l, r, dot_strided(a, index_type(1), b + r * p.b_r, index_type(1), K));
+  }
+};
+
 template <class Exec, class T>
 void contract_flat(const ContractProblem<T>& p) {
   const bool c_fast = p.cells_fastest();
@@ -68,7 +122,11 @@ void contract_flat(const ContractProblem<T>& p) {
     if (c_fast && p.C >= 8) {
       constexpr int W = 8;
       const index_type nb = (p.C + W - 1) / W;
-      parallel_for(RangePolicy<Exec>(0, nb * p.L * p.R), ContractFlatCellBlockKernel<T, W>{p, nb});
+      parallel_for(RangePolicy<Exec>(0, nb * p.L * p.R), ContractFlatCellBlockKernel<T, W>{p});
+      return;
+    }
+    if (p.k_unit() && p.C * p.L >= 2) {
+      parallel_for(RangePolicy<Exec>(0, p.C * p.L), ContractFlatRowKernel<T>{p});
       return;
     }
   }
