@@ -96,7 +96,12 @@ struct ContractProblem {
   }
   // Cells are the unit-stride index of both inputs (LayoutLeft): threads should take consecutive c.
   GRAIN_INLINE_FUNCTION bool cells_fastest() const { return a_c == 1 && b_c == 1 && C > 1; }
-  GRAIN_INLINE_FUNCTION bool k_unit() const { return K1 == 1 && a_s0 == 1 && b_s0 == 1; }
+  // Contracted index contiguous in both operands. A single element (K <= 1, whose strides
+  // canonicalize() zeroes) counts as contiguous: found on the H200, where blas refused
+  // C = L = R = P = 1 LayoutRight calls.
+  GRAIN_INLINE_FUNCTION bool k_unit() const {
+    return K1 == 1 && (K0 <= 1 || (a_s0 == 1 && b_s0 == 1));
+  }
 
   // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the
   // rest by right's stride (right is never broadcast), merge neighbours that are uniformly strided
