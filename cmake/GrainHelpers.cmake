@@ -26,6 +26,10 @@ function(grain_apply_build_flags target)
   if(GRAIN_STATIC_RUNTIME)
     target_link_options(${target} PUBLIC -static-libstdc++ -static-libgcc)
   endif()
+  if(GRAIN_NATIVE_ARCH)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-march=native> $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-march=native>)
+  endif()
 endfunction()
 
 # Sources written once for every back end: compiled as CUDA in CUDA builds so that the same
