@@ -8,19 +8,40 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=${GRAIN_JOBS:-$(nproc)}
 run() { echo "+ $*"; "$@"; }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# ctest with its output kept for the closing summary.
+run_ctest() {
+  local preset=$1
+  echo "+ ctest --preset $preset -j $jobs"
+  ctest --preset "$preset" -j "$jobs" 2>&1 | tee "$logs/$preset.log"
+  return "${PIPESTATUS[0]}"
+}
 
 run cmake --preset host >/dev/null
 run cmake --build --preset host -j "$jobs"
-run ctest --preset host -j "$jobs"
+run_ctest host
 
 run cmake --preset asan >/dev/null
 run cmake --build --preset asan -j "$jobs"
-run ctest --preset asan -j "$jobs"
+run_ctest asan
 
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   run cmake --preset cuda >/dev/null
   run cmake --build --preset cuda -j "$jobs"
-  run ctest --preset cuda -j "$jobs"
+  run_ctest cuda
 else
   echo "grain: nvcc not found; the CUDA back end was not compiled"
 fi
+
+# One closing line over every configuration: passed, failed, skipped (CUDA tests skip without a GPU).
+total=0 failed=0 skipped=0
+for f in "$logs"/*.log; do
+  line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$f" | tail -1)
+  t=$(echo "$line" | sed -E 's/.* out of ([0-9]+).*/\1/')
+  x=$(echo "$line" | sed -E 's/.*passed, ([0-9]+) tests failed.*/\1/')
+  s=$(grep -c '(Skipped)' "$f" || true)
+  total=$((total + t)); failed=$((failed + x)); skipped=$((skipped + s))
+done
+echo
+echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
