@@ -283,3 +283,73 @@ TEST(ContractTuning, SaveCreatesTheDirectory) {
   ::rmdir((dir + "/sub").c_str());
   ::rmdir(dir.c_str());
 }
+
+// ---- Auto (select.hpp) consults the tuning file first ---------------------------------------------
+
+namespace {
+
+// A LayoutRight FieldFieldScalar problem with C = 5, L = R = P = 8 (shape classes 3, 3, 3).
+grain::impl::ContractProblem<double> field_field_problem() {
+  grain::impl::ContractProblem<double> p;
+  p.kernel = ContractKernel::FieldFieldScalar;
+  p.C = 5;
+  p.L = p.R = 8;
+  p.x[2] = 8;
+  p.ax[2] = p.bx[2] = 1;
+  p.a_c = p.b_c = 64;
+  p.a_l = p.b_r = 8;
+  p.o_c = 64;
+  p.o_l = 8;
+  p.o_r = 1;
+  p.canonicalize();
+  return p;
+}
+
+// A LayoutRight DataDataScalar problem with C = 5, P = 8.
+grain::impl::ContractProblem<double> data_data_problem() {
+  grain::impl::ContractProblem<double> p;
+  p.kernel = ContractKernel::DataDataScalar;
+  p.C = 5;
+  p.x[2] = 8;
+  p.ax[2] = p.bx[2] = 1;
+  p.a_c = p.b_c = 8;
+  p.o_c = 1;
+  p.canonicalize();
+  return p;
+}
+
+}  // namespace
+
+TEST(ContractTuning, AutoPrefersAnApplicableTunedAlgorithm) {
+  EnvGuard guard;
+  const auto ff = field_field_problem();
+  const auto dd = data_data_problem();
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  const ContractAlgorithm ff_model = grain::impl::contract_auto_algorithm(ff, ContractExec::Serial);
+  const ContractAlgorithm dd_model = grain::impl::contract_auto_algorithm(dd, ContractExec::Serial);
+
+  // A tuned winner that differs from the model is used; one that does not apply (tile on a
+  // DataData kernel) is ignored.
+  const ContractAlgorithm tuned =
+      ff_model == ContractAlgorithm::Tile ? ContractAlgorithm::Slice : ContractAlgorithm::Tile;
+  const std::string path = temp_path("auto.txt");
+  write_file(path, std::string(kHeader) +
+                       entry("test-device", "serial", "FieldFieldScalar",
+                             grain::contract_algorithm_name(tuned)) +
+                       entry("test-device", "serial", "DataDataScalar", "tile", 0, 0, 3));
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(grain::impl::contract_auto_algorithm(ff, ContractExec::Serial), tuned);
+  EXPECT_EQ(grain::impl::contract_auto_algorithm(dd, ContractExec::Serial), dd_model);
+  EXPECT_EQ(warnings(testing::internal::GetCapturedStderr()), 0);
+
+  // A stale file: the model, with one warning.
+  write_file(path, std::string(kHeader) + entry("another-device", "serial", "FieldFieldScalar", "tile"));
+  use_file(path);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(grain::impl::contract_auto_algorithm(ff, ContractExec::Serial), ff_model);
+  EXPECT_EQ(grain::impl::contract_auto_algorithm(ff, ContractExec::Serial), ff_model);
+  EXPECT_EQ(warnings(testing::internal::GetCapturedStderr()), 1);
+  std::remove(path.c_str());
+}

@@ -22,6 +22,7 @@
 
 #include "grain/contract/options.hpp"
 #include "grain/contract/problem.hpp"
+#include "grain/contract/tuning.hpp"  // issue 4: the measured winners of `grain tune`
 
 namespace grain::impl {
 
@@ -61,6 +62,11 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
 
 template <class T>
 ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractExec e) {
+  // [issue 4: tuning file] The winner `grain tune` measured for this device, back end and shape
+  // class, when the file has one that applies; else the model below (contract/tuning.hpp).
+  if (const ContractAlgorithm tuned = contract_tuned_algorithm(p, e);
+      tuned != ContractAlgorithm::Auto && contract_not_applicable(p, tuned, e).empty())
+    return tuned;
   if (e != ContractExec::Cuda) return ContractAlgorithm::Flat;
   if (p.cells_fastest()) return ContractAlgorithm::Flat;
   if (contract_kernel_family(p.kernel) == 2 && p.L >= 16 && p.R >= 16) return ContractAlgorithm::Tile;
