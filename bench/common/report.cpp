@@ -35,8 +35,12 @@ std::string json_string(const std::string& s) {
 }
 std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";
+  // Integral values (bytes, flops, counts) exactly; others to 9 significant digits.
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  if (v == std::floor(v) && std::abs(v) < 9.0e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
 }  // namespace
