@@ -11,3 +11,12 @@ echo "== core: triad and dot, grain against hand-written loops (small sizes)"
 echo
 echo "== contract: the nine contractions, every algorithm against copy/GEMM ceilings and cuBLAS/OpenBLAS (Q1, small budget, every back end)"
 "$grain" bench contract --backend all --case Q1 --dtype double --budget-mib 8 --reps 10 --quiet
+echo
+echo "== cp: generate a small sparse tensor (Genten's random-Ktensor kind) and decompose it by CP-ALS"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$grain" generate --kind random-ktensor --dims 300x400x500 --nnz 200000 --seed 7 --output "$tmp/demo.tns"
+"$grain" cp-als "$tmp/demo.tns" --rank 8 --maxiters 15 --seed 1 --output "$tmp/demo"
+echo
+echo "== paper: hexahedral basis gradients and Modified Gram-Schmidt, grain against hand-written (small sizes)"
+"$grain" bench paper --backend all --max-n 100000 --reps 5
