@@ -2,9 +2,14 @@
 # Runs on the GPU machine, over .device-carry/ (scripts/device-stage.sh): every test suite on
 # every back end, compute-sanitizer memcheck and racecheck over the CUDA tests, then the
 # benchmarks. Writes summary.txt and results.tar.gz under $OUT (or ./gpu-results).
-#   usage: scripts/device-run.sh [tests|bench|all]   (default all)
+#   usage: scripts/device-run.sh [tests|bench|ff|cp|all]...   (default all; several may be named)
+#     ff: the nine contractions in both layouts, Auto's candidates on the GPU (flat, tile, block,
+#         blas, team-small-k, team-stride) beside cuBLAS
+#     cp: MTTKRP and CP-ALS on Genten's tensors (GPU), the 1M-nonzero tensor on 2 CPU threads,
+#         and the .tns read rate
 set -u
-what=${1:-all}
+what=" ${*:-all} "
+has() { case "$what" in *" $1 "*|*" all "*) return 0 ;; esac; return 1; }
 out=${OUT:-gpu-results}
 mkdir -p "$out/r"
 C=.device-carry
@@ -13,7 +18,7 @@ log="$out/summary.txt"
 say() { echo "$*" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
 
-if [ "$what" = all ] || [ "$what" = tests ]; then
+if has tests; then
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
     "$t" --gtest_brief=1 > "$out/r/$name.log" 2>&1
@@ -33,7 +38,34 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   done
 fi
 
-if [ "$what" = all ] || [ "$what" = bench ]; then
+if has ff; then
+  for layout in left right; do
+    "$G" bench contract --backend cuda --kernel all \
+      --algorithm flat,tile,block,blas,team-small-k,team-stride --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
+    say "bench contract layout $layout rc=$?"; tail -n 75 "$out/r/ff-$layout.txt" >> "$log"
+  done
+fi
+
+if has cp; then
+  M="$G bench mttkrp --kind random-ktensor --nnz 10000000 --backend cuda --cp-als-iters 10"
+  $M --dims 30000x40000x50000 --rank 16,64,128 --json "$out/r/mttkrp-3way.json" > "$out/r/mttkrp-3way.txt" 2>&1
+  say "bench mttkrp 3-way rc=$?"; grep -E "CP-ALS|perm|team" "$out/r/mttkrp-3way.txt" | tail -n 20 >> "$log"
+  $M --dims 5000x250000x5000x100 --rank 16,64 --json "$out/r/mttkrp-4way.json" > "$out/r/mttkrp-4way.txt" 2>&1
+  say "bench mttkrp 4-way rc=$?"; grep -E "CP-ALS|perm|team" "$out/r/mttkrp-4way.txt" | tail -n 20 >> "$log"
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$G" bench mttkrp --kind random-ktensor --dims 3000x4000x5000 \
+    --nnz 1000000 --rank 16,64 --backend openmp --cp-als-iters 10 --json "$out/r/mttkrp-cpu2.json" > "$out/r/mttkrp-cpu2.txt" 2>&1
+  say "bench mttkrp CPU 2 threads rc=$?"; grep -E "CP-ALS|privatized|perm" "$out/r/mttkrp-cpu2.txt" | tail -n 20 >> "$log"
+  tns=$(mktemp -d)/genten3.tns
+  "$G" generate --kind random-ktensor --dims 30000x40000x50000 --nnz 10000000 --output "$tns" >> "$log" 2>&1
+  ls -l "$tns" >> "$log"
+  for th in 16 2; do
+    OMP_NUM_THREADS=$th "$G" cp-als "$tns" --rank 16 --maxiters 2 --backend cuda > "$out/r/tns-read-$th.txt" 2>&1
+    say "tns read, $th threads: $(grep -m1 '^read' "$out/r/tns-read-$th.txt")"
+  done
+  rm -f "$tns"
+fi
+
+if has bench; then
   "$G" info > "$out/r/info.txt" 2>&1; cat "$out/r/info.txt" >> "$log"
   "$G" bench core --backend cuda --reps 30 --json "$out/r/core.json" >> "$log" 2>&1
   say "bench core rc=$?"

@@ -5,50 +5,18 @@
 // (= R x L column-major, ldc = o_l). In column-major terms out_c^T = right_c^T * left_c, i.e.
 // gemm(op(B) = T, op(A) = N, m = R, n = L, k = K). sum_into is beta = 1; otherwise beta = 0 and
 // cuBLAS does not read out (a NaN-poisoned out is fine).
-#include <cublas_v2.h>
+#include <algorithm>
+#include <string>
 
-#include <limits>
-#include <mutex>
-
+#include "../core/cublas_common.hpp"
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
-#include "grain/core/error.hpp"
 
 namespace grain::impl {
 namespace {
 
-const char* cublas_status_text(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return "success";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "not supported";
-    default: return "unknown status";
-  }
-}
-
-void cublas_check(cublasStatus_t s, const char* fn, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw_error(fn, ": algorithm 'blas': ", what, " failed: ", cublas_status_text(s));
-}
-
-cublasHandle_t cublas_handle(const char* fn) {
-  static std::once_flag once;
-  static cublasHandle_t handle = nullptr;
-  static cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
-  std::call_once(once, [] { status = cublasCreate(&handle); });
-  cublas_check(status, fn, "cublasCreate");
-  return handle;
-}
-
 int as_int(index_type v, const char* fn, const char* what) {
-  if (v < 0 || v > std::numeric_limits<int>::max())
-    throw_error(fn, ": algorithm 'blas': ", what, " = ", v, " does not fit cuBLAS's int arguments");
-  return static_cast<int>(v);
+  return cublas_int(v, fn, (std::string("algorithm 'blas': ") + what).c_str());
 }
 
 template <class T, class Gemm>
@@ -65,7 +33,7 @@ void run_blas(const ContractProblem<T>& p, Gemm gemm) {
   cublas_check(gemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, p.b, ldb,
                     static_cast<long long>(p.b_c), p.a, lda, static_cast<long long>(p.a_c), &beta,
                     p.out, ldc, static_cast<long long>(p.o_c), batch),
-               fn, "cublasGemmStridedBatched");
+               fn, "algorithm 'blas': cublasGemmStridedBatched");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ bool applies(ContractAlgorithm a) {
     case ContractAlgorithm::Slice:
     case ContractAlgorithm::AdaptiveSlice: return Family >= 1;
     case ContractAlgorithm::Tile: return Family == 2;
+    case ContractAlgorithm::Block: return Family >= 1;
     case ContractAlgorithm::Blas:
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
       return Family == 2 && std::is_same_v<Exec, grain::Cuda> &&

@@ -71,6 +71,9 @@ void check_shape_errors() {
   opt.algorithm = ContractAlgorithm::Tile;
   expect_error([&] { grain::contract_data_data_scalar(o, a, b, opt); },
                {"grain::contract_data_data_scalar", "'tile'", "DataDataScalar", "FieldField"});
+  opt.algorithm = ContractAlgorithm::Block;
+  expect_error([&] { grain::contract_data_data_scalar(o, a, b, opt); },
+               {"grain::contract_data_data_scalar", "'block'", "DataData"});
   opt.algorithm = ContractAlgorithm::Slice;
   expect_error([&] { grain::contract_data_data_scalar(o, a, b, opt); }, {"'slice'", "DataData"});
   opt.algorithm = ContractAlgorithm::AdaptiveSlice;
@@ -132,7 +135,7 @@ void check_empty() {
                               ContractAlgorithm::Flat, ContractAlgorithm::TeamDepth1,
                               ContractAlgorithm::TeamStride, ContractAlgorithm::TeamSmallK,
                               ContractAlgorithm::Slice, ContractAlgorithm::AdaptiveSlice,
-                              ContractAlgorithm::Tile}) {
+                              ContractAlgorithm::Tile, ContractAlgorithm::Block}) {
     opt.algorithm = a;
     opt.sum_into = false;
     grain::test::poison(o);

@@ -1,6 +1,7 @@
 // Definition of the engine's dispatch (included by src/contract/engine_*.cpp only).
 #pragma once
 
+#include "grain/contract/algorithms/block.hpp"
 #include "grain/contract/algorithms/flat.hpp"
 #include "grain/contract/algorithms/serial.hpp"
 #include "grain/contract/algorithms/slice.hpp"
@@ -40,6 +41,7 @@ void contract_run_on(const ContractProblem<T>& p, ContractAlgorithm a) {
     case ContractAlgorithm::Slice: contract_slice<Exec>(p, false); break;
     case ContractAlgorithm::AdaptiveSlice: contract_slice<Exec>(p, true); break;
     case ContractAlgorithm::Tile: contract_tile<Exec>(p); break;
+    case ContractAlgorithm::Block: contract_block<Exec>(p); break;
     default: throw_error(p.function, ": internal error: algorithm '", contract_algorithm_name(a), "' has no portable kernel");
   }
 }

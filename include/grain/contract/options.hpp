@@ -26,6 +26,7 @@ enum class ContractAlgorithm {
   Slice,          // a team stages one left row in scratch, one thread per right field, §3.3
   AdaptiveSlice,  // a team stages several left rows so it has enough threads, §3.3
   Tile,           // square tiles of left and right through scratch, any remainder, §3.4
+  Block,          // one thread per TM x TN block of a cell's outputs, register accumulators
   Blas            // cuBLAS strided-batched GEMM (FieldField, CUDA, LayoutRight)
 };
 
@@ -43,7 +44,7 @@ inline constexpr ContractAlgorithm kAllContractAlgorithms[] = {
     ContractAlgorithm::Serial,     ContractAlgorithm::Flat,        ContractAlgorithm::TeamDepth1,
     ContractAlgorithm::TeamDepth2, ContractAlgorithm::TeamStride,  ContractAlgorithm::TeamSmallK,
     ContractAlgorithm::Slice,      ContractAlgorithm::AdaptiveSlice, ContractAlgorithm::Tile,
-    ContractAlgorithm::Blas};
+    ContractAlgorithm::Block,      ContractAlgorithm::Blas};
 
 // Stable names (used on the command line and in benchmark JSON).
 inline const char* contract_algorithm_name(ContractAlgorithm a) {
@@ -58,6 +59,7 @@ inline const char* contract_algorithm_name(ContractAlgorithm a) {
     case ContractAlgorithm::Slice: return "slice";
     case ContractAlgorithm::AdaptiveSlice: return "adaptive-slice";
     case ContractAlgorithm::Tile: return "tile";
+    case ContractAlgorithm::Block: return "block";
     case ContractAlgorithm::Blas: return "blas";
   }
   return "?";
@@ -69,7 +71,7 @@ inline ContractAlgorithm parse_contract_algorithm(const std::string& s) {
     if (s == contract_algorithm_name(a)) return a;
   impl::throw_error("grain: unknown contraction algorithm '", s,
                     "' (auto, serial, flat, team-depth-1, team-depth-2, team-stride, team-small-k, "
-                    "slice, adaptive-slice, tile, blas)");
+                    "slice, adaptive-slice, tile, block, blas)");
 }
 
 inline const char* contract_exec_name(ContractExec e) {

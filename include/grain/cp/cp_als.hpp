@@ -77,8 +77,9 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   const double normX = std::sqrt(normX2);
   std::vector<std::vector<double>> grams(N);
   std::vector<View<T**, LayoutRight, Space>> B(N);
+  View<T*, LayoutRight, Space> gram_buf, norm_buf, scale_buf;  // reused by every mode
   for (int m = 0; m < N; ++m) {
-    grams[m] = gram<Exec>(M.factors[m]);
+    grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
     res.algorithms[m] = opts.mttkrp == MttkrpAlgorithm::Auto ? choose_mttkrp<Exec>(X, m, R) : opts.mttkrp;
     if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.permutation(m);  // sort once, up front
@@ -90,7 +91,6 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   auto lambda_h = create_mirror_view(M.lambda);
   std::vector<double> lambda(R, 1.0);
   MttkrpWorkspace<T, Space> ws;
-  using Member = typename TeamPolicy<Exec>::member_type;
   double fit_old = 0;
   const auto t_all = clock::now();
   for (int iter = 1; iter <= opts.maxiters; ++iter) {
@@ -114,21 +114,15 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       }
       for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
       deep_copy(Winv, Winv_h);
-      const index_type I = X.dim(n);
-      const index_type rows = 32;
-      const int vec = grain::cp::impl::vector_lanes<Exec>(R);
-      TeamPolicy<Exec> policy((I + rows - 1) / rows, is_host_execution_space_v<Exec> ? 1 : (128 / vec > 1 ? 128 / vec : 1), vec);
-      policy.set_scratch_size(0, PerThread(static_cast<std::size_t>(R) * sizeof(T)));
-      parallel_for(policy, grain::cp::impl::RowTimesMatrixFunctor<T, Member>{
-                               B[n].data(), Winv.data(), M.factors[n].data(), I, R, rows});
-      const std::vector<double> norms = column_norms<Exec>(M.factors[n], iter > 1);
+      times_matrix<Exec>(B[n], Winv, M.factors[n]);  // A_n = B V^-1
+      const std::vector<double> norms = column_norms<Exec>(M.factors[n], iter > 1, &norm_buf);
       std::vector<double> inv(R);
       for (int r = 0; r < R; ++r) {
         lambda[r] = iter > 1 ? std::max(norms[r], 1.0) : norms[r];
         inv[r] = lambda[r] > 0 ? 1.0 / lambda[r] : 1.0;
       }
-      scale_columns<Exec>(M.factors[n], inv);
-      grams[n] = gram<Exec>(M.factors[n]);
+      scale_columns<Exec>(M.factors[n], inv, &scale_buf);
+      grams[n] = gram<Exec>(M.factors[n], &gram_buf);
     }
     for (int r = 0; r < R; ++r) lambda_h(r) = static_cast<T>(lambda[r]);
     deep_copy(M.lambda, lambda_h);

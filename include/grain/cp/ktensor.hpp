@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "grain/core.hpp"
+#include "grain/cp/dense_cuda.hpp"
 #include "grain/sparse/sparse_tensor.hpp"
 
 namespace grain::cp {
@@ -49,6 +50,12 @@ struct Ktensor {
 };
 
 // ---- kernels (functors at namespace scope: usable from nvcc translation units) -------------------
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define GRAIN_CP_SIMD _Pragma("omp simd")
+#else
+#define GRAIN_CP_SIMD
+#endif
+
 namespace impl {
 
 template <class Exec>
@@ -56,29 +63,44 @@ constexpr bool on_host() {
   return is_host_execution_space_v<Exec>;
 }
 
-// G += A^T A over a block of rows per team; each (r, s) accumulates in team scratch.
-template <class T, class Member>
+// The host kernels below are register-blocked for the CPU (the GPU takes cuBLAS instead):
+// a 4 x 8 block of results stays in registers while K runs, so each loaded row element feeds
+// four FMAs and no partial sum goes back to memory inside the loop.
+inline constexpr index_type kDenseRows = 4, kDenseCols = 8;
+
+// G += A^T A, upper triangle. Item (rows, tile): a block of kGramRows rows of A against one
+// 4 x 8 tile (r0.., s0..) of G with s0 + 8 > r0; the tile's sums go to G by atomic add.
+inline constexpr index_type kGramRows = 256;
+template <class T>
 struct GramFunctor {
   const T* A;
   T* G;
-  index_type I, R, rows;
-  int level;
-  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    T* acc = m.team_scratch(level).template get<T>(static_cast<std::size_t>(R * R));
-    const index_type i0 = m.league_rank() * rows;
-    const index_type i1 = i0 + rows < I ? i0 + rows : I;
-    const T* a = A;
-    const index_type RR = R;
-    // Upper triangle only (s >= r): the Gram matrix is symmetric; gram() mirrors it.
-    parallel_for(TeamThreadRange(m, R), [&](index_type r) {
-      parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { acc[r * RR + s] = T(0); });
+  index_type I, R, ntr, ntc;  // tiles along r (4 wide) and s (8 wide)
+  GRAIN_INLINE_FUNCTION void operator()(index_type item) const {
+    const index_type tile = item % (ntr * ntc), blk = item / (ntr * ntc);
+    const index_type r0 = (tile / ntc) * kDenseRows, s0 = (tile % ntc) * kDenseCols;
+    if (s0 + kDenseCols <= r0) return;  // strictly below the diagonal: mirrored later
+    const index_type i0 = blk * kGramRows, i1 = i0 + kGramRows < I ? i0 + kGramRows : I;
+    T acc[kDenseRows][kDenseCols] = {};
+    if (r0 + kDenseRows <= R && s0 + kDenseCols <= R) {
       for (index_type i = i0; i < i1; ++i) {
-        const T ar = a[i * RR + r];
-        const T* row = a + i * RR;
-        parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { acc[r * RR + s] += ar * row[s]; });
+        const T* a = A + i * R;
+        for (int u = 0; u < kDenseRows; ++u) {
+          const T x = a[r0 + u];
+          GRAIN_CP_SIMD
+          for (int v = 0; v < kDenseCols; ++v) acc[u][v] += x * a[s0 + v];
+        }
       }
-      parallel_for(ThreadVectorRange(m, r, RR), [&](index_type s) { atomic_add(&G[r * RR + s], acc[r * RR + s]); });
-    });
+    } else {
+      for (index_type i = i0; i < i1; ++i) {
+        const T* a = A + i * R;
+        for (int u = 0; u < kDenseRows && r0 + u < R; ++u)
+          for (int v = 0; v < kDenseCols && s0 + v < R; ++v) acc[u][v] += a[r0 + u] * a[s0 + v];
+      }
+    }
+    for (int u = 0; u < kDenseRows && r0 + u < R; ++u)
+      for (int v = 0; v < kDenseCols && s0 + v < R; ++v)
+        if (s0 + v >= r0 + u) atomic_add(&G[(r0 + u) * R + s0 + v], acc[u][v]);
   }
 };
 
@@ -118,29 +140,33 @@ struct ColumnNormFunctor {
   }
 };
 
-// out(i, :) = B(i, :) * W for an R x R matrix W; one team thread per row, vector lanes over r.
-// The row accumulates in thread scratch as a sum of scaled rows of W (axpy form: vectorizes on
-// the CPU; lanes own their r on the GPU, so no synchronization is needed).
-template <class T, class Member>
+// out(i, :) = B(i, :) * W for an R x R matrix W. Item (row block, column tile): 4 rows of B
+// against 8 columns of W, the 4 x 8 results in registers across k.
+template <class T>
 struct RowTimesMatrixFunctor {
   const T* B;
   const T* W;
   T* out;
-  index_type I, R, rows;
-  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(R));
-    const index_type i0 = m.league_rank() * rows;
-    const index_type i1 = i0 + rows < I ? i0 + rows : I;
-    parallel_for(TeamThreadRange(m, i0, i1), [&](index_type i) {
-      const T* b = B + i * R;
-      parallel_for(ThreadVectorRange(m, R), [&](index_type r) { acc[r] = T(0); });
+  index_type I, R, ntc;
+  GRAIN_INLINE_FUNCTION void operator()(index_type item) const {
+    const index_type i0 = (item / ntc) * kDenseRows, c0 = (item % ntc) * kDenseCols;
+    T acc[kDenseRows][kDenseCols] = {};
+    if (i0 + kDenseRows <= I && c0 + kDenseCols <= R) {
       for (index_type k = 0; k < R; ++k) {
-        const T bk = b[k];
-        const T* w = W + k * R;
-        parallel_for(ThreadVectorRange(m, R), [&](index_type r) { acc[r] += bk * w[r]; });
+        const T* w = W + k * R + c0;
+        for (int u = 0; u < kDenseRows; ++u) {
+          const T x = B[(i0 + u) * R + k];
+          GRAIN_CP_SIMD
+          for (int v = 0; v < kDenseCols; ++v) acc[u][v] += x * w[v];
+        }
       }
-      parallel_for(ThreadVectorRange(m, R), [&](index_type r) { out[i * R + r] = acc[r]; });
-    });
+    } else {
+      for (index_type k = 0; k < R; ++k)
+        for (int u = 0; u < kDenseRows && i0 + u < I; ++u)
+          for (int v = 0; v < kDenseCols && c0 + v < R; ++v) acc[u][v] += B[(i0 + u) * R + k] * W[k * R + c0 + v];
+    }
+    for (int u = 0; u < kDenseRows && i0 + u < I; ++u)
+      for (int v = 0; v < kDenseCols && c0 + v < R; ++v) out[(i0 + u) * R + c0 + v] = acc[u][v];
   }
 };
 
@@ -203,20 +229,33 @@ int team_rows() {
 
 }  // namespace impl
 
-// G = A^T A (R x R, row-major, returned on the host in double).
+// A View of n elements in *buf, grown (never shrunk) on demand; a fresh one when buf is null.
+// Lets CP-ALS reuse its small device buffers instead of allocating several per mode.
+template <class T, class Space>
+View<T*, LayoutRight, Space> reuse_buffer(View<T*, LayoutRight, Space>* buf, index_type n, const char* label) {
+  if (!buf) return View<T*, LayoutRight, Space>(WithoutInitializing, label, n);
+  if (static_cast<index_type>(buf->extent(0)) < n) *buf = View<T*, LayoutRight, Space>(WithoutInitializing, label, n);
+  return View<T*, LayoutRight, Space>(buf->data(), n);
+}
+
+// G = A^T A (R x R, row-major, returned on the host in double). On the GPU one cuBLAS GEMM; on
+// the CPU the portable team kernel. `buf` (optional) is device scratch reused between calls.
 template <class Exec, class T, class Space>
-std::vector<double> gram(const View<T**, LayoutRight, Space>& A) {
+std::vector<double> gram(const View<T**, LayoutRight, Space>& A, View<T*, LayoutRight, Space>* buf = nullptr) {
   const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> G("gram", R * R);
-  if (I > 0) {
-    const index_type rows = impl::team_rows<Exec>();
-    const std::size_t bytes = static_cast<std::size_t>(R * R) * sizeof(T);
-    const int level = bytes <= 40 * 1024 ? 0 : 1;
-    const int vec = impl::on_host<Exec>() ? 1 : (R >= 32 ? 32 : R >= 16 ? 16 : R >= 8 ? 8 : 4);
-    TeamPolicy<Exec> policy((I + rows - 1) / rows, impl::on_host<Exec>() ? 1 : 8, vec);
-    policy.set_scratch_size(level, PerTeam(bytes));
-    parallel_for(policy, impl::GramFunctor<T, typename TeamPolicy<Exec>::member_type>{
-                             A.data(), G.data(), I, R, rows, level});
+  View<T*, LayoutRight, Space> G = reuse_buffer(buf, R * R, "gram");
+  if constexpr (!impl::on_host<Exec>()) {
+#if defined(GRAIN_ENABLE_CUDA)
+    impl::gram_cuda(A.data(), I, R, G.data());
+#endif
+  } else {
+    deep_copy(G, T(0));
+    if (I > 0) {
+      const index_type ntr = (R + impl::kDenseRows - 1) / impl::kDenseRows;
+      const index_type ntc = (R + impl::kDenseCols - 1) / impl::kDenseCols;
+      const index_type blocks = (I + impl::kGramRows - 1) / impl::kGramRows;
+      parallel_for(RangePolicy<Exec>(0, blocks * ntr * ntc), impl::GramFunctor<T>{A.data(), G.data(), I, R, ntr, ntc});
+    }
   }
   auto h = create_mirror_view(G);
   deep_copy(h, G);
@@ -227,11 +266,35 @@ std::vector<double> gram(const View<T**, LayoutRight, Space>& A) {
   return out;
 }
 
+// out = B W for B (I x R) and W (R x R, row-major); out must not alias B. On the GPU one cuBLAS
+// GEMM; on the CPU the portable row kernel (a row of B per thread, axpy over W's rows).
+template <class Exec, class T, class Space>
+void times_matrix(const View<T**, LayoutRight, Space>& B, const View<T*, LayoutRight, Space>& W,
+                  const View<T**, LayoutRight, Space>& out) {
+  const index_type I = static_cast<index_type>(B.extent(0)), R = static_cast<index_type>(B.extent(1));
+  if (static_cast<index_type>(out.extent(0)) != I || static_cast<index_type>(out.extent(1)) != R ||
+      static_cast<index_type>(W.extent(0)) < R * R)
+    grain::impl::throw_error("grain::cp::times_matrix: out ", out.shape(), " and W ", W.shape(),
+                             " do not fit B ", B.shape());
+  if (I == 0 || R == 0) return;
+  if constexpr (!impl::on_host<Exec>()) {
+#if defined(GRAIN_ENABLE_CUDA)
+    impl::times_matrix_cuda(B.data(), W.data(), I, R, out.data());
+#endif
+  } else {
+    const index_type ntc = (R + impl::kDenseCols - 1) / impl::kDenseCols;
+    const index_type nrb = (I + impl::kDenseRows - 1) / impl::kDenseRows;
+    parallel_for(RangePolicy<Exec>(0, nrb * ntc), impl::RowTimesMatrixFunctor<T>{B.data(), W.data(), out.data(), I, R, ntc});
+  }
+}
+
 // Per-column 2-norms (max_norm false) or max-norms of A, on the host.
 template <class Exec, class T, class Space>
-std::vector<double> column_norms(const View<T**, LayoutRight, Space>& A, bool max_norm) {
+std::vector<double> column_norms(const View<T**, LayoutRight, Space>& A, bool max_norm,
+                                 View<T*, LayoutRight, Space>* buf = nullptr) {
   const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> n("column_norms", R);
+  View<T*, LayoutRight, Space> n = reuse_buffer(buf, R, "column_norms");
+  deep_copy(n, T(0));
   if (I > 0) {
     const index_type rows = impl::team_rows<Exec>() * 4;
     TeamPolicy<Exec> policy((I + rows - 1) / rows, impl::on_host<Exec>() ? 1 : (R < 256 ? static_cast<int>(R) : 256), 1);
@@ -247,9 +310,10 @@ std::vector<double> column_norms(const View<T**, LayoutRight, Space>& A, bool ma
 
 // A(:, r) *= scale[r]
 template <class Exec, class T, class Space>
-void scale_columns(const View<T**, LayoutRight, Space>& A, const std::vector<double>& scale) {
+void scale_columns(const View<T**, LayoutRight, Space>& A, const std::vector<double>& scale,
+                   View<T*, LayoutRight, Space>* buf = nullptr) {
   const index_type R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> s("column_scale", R);
+  View<T*, LayoutRight, Space> s = reuse_buffer(buf, R, "column_scale");
   auto h = create_mirror_view(s);
   for (index_type r = 0; r < R; ++r) h(r) = static_cast<T>(scale[r]);
   deep_copy(s, h);

@@ -129,6 +129,11 @@ template <int NC, class T, class Member>
 struct MttkrpPerm {
   MttkrpData<T> d;
   index_type chunk, threads_per_team, nrb;
+  // Nonzeros gathered together: their index and factor-row loads are independent, so U of
+  // them are in flight at once instead of one dependent chain (perm -> subscripts -> rows) at
+  // a time. Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
+  static constexpr int U = 4;
+
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
     const index_type team = m.league_rank() / nrb;
@@ -142,24 +147,54 @@ struct MttkrpPerm {
       index_type row = d.subs[d.perm[lo] * N + d.n];
       const index_type first_row = row;
       parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { acc[r - r0] = T(0); });
-      for (index_type p = lo; p < hi; ++p) {
+      // The run of `row` is complete: only the chunk's first row can be shared with the previous
+      // chunk; rows strictly inside the chunk belong to this thread alone.
+      auto flush = [&](index_type next) {
+        T* o = d.out + row * d.R;
+        const bool shared = row == first_row;
+        parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
+          if (shared) {
+            atomic_add(&o[r], acc[r - r0]);
+          } else {
+            o[r] = acc[r - r0];
+          }
+          acc[r - r0] = T(0);
+        });
+        row = next;
+      };
+      index_type p = lo;
+      for (; p + U <= hi; p += U) {
+        index_type k[U];
+        T v[U];
+        const T* rows[U][kMaxSparseModes];
+        int q = 0;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const index_type j = d.perm[p + u];
+          k[u] = d.subs[j * N + d.n];
+          v[u] = d.vals[j];
+          q = other_rows<NC>(d, j, rows[u]);
+        }
+        if (k[0] == row && k[U - 1] == row) {  // sorted: the whole group is in the current run
+          parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
+            T c = khatri_rao<NC>(rows[0], q, r, v[0]);
+#pragma unroll
+            for (int u = 1; u < U; ++u) c += khatri_rao<NC>(rows[u], q, r, v[u]);
+            acc[r - r0] += c;
+          });
+        } else {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            if (k[u] != row) flush(k[u]);
+            parallel_for(ThreadVectorRange(m, r0, r1),
+                         [&](index_type r) { acc[r - r0] += khatri_rao<NC>(rows[u], q, r, v[u]); });
+          }
+        }
+      }
+      for (; p < hi; ++p) {
         const index_type j = d.perm[p];
         const index_type k = d.subs[j * N + d.n];
-        if (k != row) {
-          // The run of `row` is complete. Only the chunk's first row can be shared with the
-          // previous chunk; rows strictly inside the chunk belong to this thread alone.
-          T* o = d.out + row * d.R;
-          const bool shared = row == first_row;
-          parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
-            if (shared) {
-              atomic_add(&o[r], acc[r - r0]);
-            } else {
-              o[r] = acc[r - r0];
-            }
-            acc[r - r0] = T(0);
-          });
-          row = k;
-        }
+        if (k != row) flush(k);
         const T* rows[kMaxSparseModes];
         const int q = other_rows<NC>(d, j, rows);
         const T v = d.vals[j];
@@ -325,6 +360,8 @@ MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>&
   if (X.nnz() > 0) {
     if (N == 3)
       impl::run_mttkrp<3, Exec>(alg, d, X, ws);
+    else if (N == 4)
+      impl::run_mttkrp<4, Exec>(alg, d, X, ws);
     else
       impl::run_mttkrp<0, Exec>(alg, d, X, ws);
   }
