@@ -5,17 +5,24 @@
 //   team-depth-2                                            Vector and Tensor kernels
 //   slice, adaptive-slice                                   DataField and FieldField
 //   tile                                                    FieldField
+//   block                                                   DataField and FieldField
 //   blas                                                    FieldField on Cuda, LayoutRight
 //                                                           left/right/out (cuBLAS needs
 //                                                           unit-stride rows)
 //
-// Auto (a first, documented rule; issue 4 replaces it with a measured cost model):
+// Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
 //   CPU (Serial, OpenMP): flat — vectorized across cells (LayoutLeft) or along K (LayoutRight),
 //       split over every output so all cores work.
-//   GPU, cells the unit-stride index (LayoutLeft, the GPU default): flat — a warp takes 32
-//       consecutive cells, every load coalesces.
-//   GPU, LayoutRight: FieldField with L, R >= 16 -> tile; otherwise K <= 32 -> team-small-k,
-//       else team-stride (threads walk contiguous K, so loads coalesce).
+//   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
+//       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
+//       docs/performance.md); LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft)
+//       block — register-blocked, each input row read once per block (Q1: once in all),
+//       3 to 6x ahead of flat on the H200.
+//   GPU, DataField, cells the unit-stride index (LayoutLeft, the GPU default): block (1 x 8) —
+//       the data row is read once per eight fields, not once per field as in flat.
+//   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
+//   GPU, other kernels, LayoutRight: K <= 32 -> team-small-k, else team-stride (threads walk
+//       contiguous K, so loads coalesce).
 #pragma once
 
 #include <string>
@@ -46,6 +53,9 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
     case ContractAlgorithm::Tile:
       if (family != 2) return "tile needs left and right fields (FieldField kernels only)";
       return {};
+    case ContractAlgorithm::Block:
+      if (family == 0) return "block blocks a cell's outputs; DataData kernels have one output per cell";
+      return {};
     case ContractAlgorithm::Blas:
       if (family != 2) return "blas is a batched GEMM: FieldField kernels only";
       if (e != ContractExec::Cuda)
@@ -68,8 +78,15 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       tuned != ContractAlgorithm::Auto && contract_not_applicable(p, tuned, e).empty())
     return tuned;
   if (e != ContractExec::Cuda) return ContractAlgorithm::Flat;
-  if (p.cells_fastest()) return ContractAlgorithm::Flat;
-  if (contract_kernel_family(p.kernel) == 2 && p.L >= 16 && p.R >= 16) return ContractAlgorithm::Tile;
+  if (contract_kernel_family(p.kernel) == 2) {
+    const bool big = p.L >= 16 && p.R >= 16;
+    if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
+    // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
+    // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
+    if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;
+    return ContractAlgorithm::Block;
+  }
+  if (p.cells_fastest()) return contract_kernel_family(p.kernel) == 1 ? ContractAlgorithm::Block : ContractAlgorithm::Flat;
   if (p.K <= 32) return ContractAlgorithm::TeamSmallK;
   return ContractAlgorithm::TeamStride;
 }
