@@ -41,9 +41,11 @@ fi
 if has ff; then
   for layout in left right; do
     "$G" bench contract --backend cuda --kernel all \
-      --algorithm flat,tile,block,blas,team-small-k,team-stride --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
+      --algorithm flat,tile,block,blas,team-small-k,team-stride,cublas-strided-batched --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
     say "bench contract layout $layout rc=$?"; tail -n 75 "$out/r/ff-$layout.txt" >> "$log"
   done
+  timeout 300 python3 bench/torch_einsum.py --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
+  say "torch einsum rc=$?"
 fi
 
 if has cp; then
@@ -52,9 +54,14 @@ if has cp; then
   say "bench mttkrp 3-way rc=$?"; grep -E "CP-ALS|perm|team" "$out/r/mttkrp-3way.txt" | tail -n 20 >> "$log"
   $M --dims 5000x250000x5000x100 --rank 16,64 --json "$out/r/mttkrp-4way.json" > "$out/r/mttkrp-4way.txt" 2>&1
   say "bench mttkrp 4-way rc=$?"; grep -E "CP-ALS|perm|team" "$out/r/mttkrp-4way.txt" | tail -n 20 >> "$log"
-  OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$G" bench mttkrp --kind random-ktensor --dims 3000x4000x5000 \
-    --nnz 1000000 --rank 16,64 --backend openmp --cp-als-iters 10 --json "$out/r/mttkrp-cpu2.json" > "$out/r/mttkrp-cpu2.txt" 2>&1
-  say "bench mttkrp CPU 2 threads rc=$?"; grep -E "CP-ALS|privatized|perm" "$out/r/mttkrp-cpu2.txt" | tail -n 20 >> "$log"
+  # CPU, 2 threads: the portable build (SSE2) and, when staged, the x86-64-v3 build (AVX2 + FMA).
+  for bin in "$G" "$C/grain-cpu-v3"; do
+    [ -x "$bin" ] || continue
+    tag=$(basename "$bin")
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$bin" bench mttkrp --kind random-ktensor --dims 3000x4000x5000 \
+      --nnz 1000000 --rank 16,64 --backend openmp --cp-als-iters 10 --json "$out/r/mttkrp-cpu2-$tag.json" > "$out/r/mttkrp-cpu2-$tag.txt" 2>&1
+    say "bench mttkrp CPU 2 threads ($tag) rc=$?"; grep -E "CP-ALS" "$out/r/mttkrp-cpu2-$tag.txt" >> "$log"
+  done
   tns=$(mktemp -d)/genten3.tns
   "$G" generate --kind random-ktensor --dims 30000x40000x50000 --nnz 10000000 --output "$tns" >> "$log" 2>&1
   ls -l "$tns" >> "$log"

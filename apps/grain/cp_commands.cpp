@@ -149,12 +149,13 @@ void check_device_memory(const SparseTensor<T>& X, int R, bool perms) {
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
   if constexpr (std::is_same_v<Exec, Cuda>) {
     double need = static_cast<double>(X.bytes());
-    if (perms) need += static_cast<double>(X.nnz()) * sizeof(index_type) * X.ndims();
+    // Per mode: the permutation and the copy of the tensor stored in that order.
+    if (perms) need += static_cast<double>(X.nnz()) * sizeof(index_type) * X.ndims() + double(X.bytes()) * X.ndims();
     for (int m = 0; m < X.ndims(); ++m) need += 2.0 * X.dim(m) * R * sizeof(T);
     std::size_t free_b = 0, total_b = 0;
     impl::cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     if (need > static_cast<double>(free_b))
-      impl::throw_error("out of GPU memory: the tensor (", X.nnz(), " nonzeros), its permutations and the rank-",
+      impl::throw_error("out of GPU memory: the tensor (", X.nnz(), " nonzeros), its permutations and sorted copies, and the rank-",
                         R, " factors need ", need / 1073741824.0, " GiB; ", free_b / 1073741824.0,
                         " GiB of ", total_b / 1073741824.0, " GiB are free on ", impl::cuda_device().name);
   }

@@ -53,4 +53,19 @@ void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std
   }
 }
 
+void gather_nonzeros_host(const subscript_type* subs, const void* vals, std::size_t value_bytes,
+                          int nmodes, std::int64_t nnz, const std::int64_t* perm,
+                          subscript_type* out_subs, void* out_vals) {
+  const auto* in = static_cast<const unsigned char*>(vals);
+  auto* out = static_cast<unsigned char*>(out_vals);
+#if defined(GRAIN_ENABLE_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+  for (std::int64_t p = 0; p < nnz; ++p) {
+    const std::int64_t j = perm[p];
+    for (int m = 0; m < nmodes; ++m) out_subs[p * nmodes + m] = subs[j * nmodes + m];
+    std::copy(in + j * value_bytes, in + (j + 1) * value_bytes, out + p * value_bytes);
+  }
+}
+
 }  // namespace grain::impl

@@ -21,7 +21,33 @@ __global__ void extract_mode_keys(const subscript_type* subs, int nmodes, int mo
   }
 }
 
+template <class V>
+__global__ void gather_nonzeros(const subscript_type* subs, const V* vals, int nmodes, std::int64_t nnz,
+                                const std::int64_t* perm, subscript_type* out_subs, V* out_vals) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < nnz;
+       p += stride) {
+    const std::int64_t j = perm[p];
+    for (int m = 0; m < nmodes; ++m) out_subs[p * nmodes + m] = subs[j * nmodes + m];
+    out_vals[p] = vals[j];
+  }
+}
+
 }  // namespace
+
+void gather_nonzeros_cuda(const subscript_type* subs, const void* vals, std::size_t value_bytes,
+                          int nmodes, std::int64_t nnz, const std::int64_t* perm,
+                          subscript_type* out_subs, void* out_vals) {
+  if (nnz == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((nnz + 255) / 256, 65535 * 8));
+  if (value_bytes == 8)
+    gather_nonzeros<<<blocks, 256>>>(subs, static_cast<const std::uint64_t*>(vals), nmodes, nnz, perm,
+                                     out_subs, static_cast<std::uint64_t*>(out_vals));
+  else
+    gather_nonzeros<<<blocks, 256>>>(subs, static_cast<const std::uint32_t*>(vals), nmodes, nnz, perm,
+                                     out_subs, static_cast<std::uint32_t*>(out_vals));
+  cuda_check_launch("SparseTensor::sorted: gathering the nonzeros");
+}
 
 void sort_permutation_cuda(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
                            std::int64_t dim, std::int64_t* perm) {

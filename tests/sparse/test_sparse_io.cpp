@@ -218,6 +218,20 @@ void check_permutation() {
       }
     }
     for (index_type j = 0; j < H.nnz(); ++j) ASSERT_EQ(seen[j], 1);
+    // The sorted copy holds nonzero p(j) at position j: every subscript and the value.
+    const auto& S = X.sorted(m);
+    ASSERT_TRUE(X.has_sorted(m));
+    ASSERT_EQ(S.nnz(), H.nnz());
+    ASSERT_EQ(S.dims(), H.dims());
+    auto ss = grain::create_mirror_view(S.subscripts());
+    auto sv = grain::create_mirror_view(S.values());
+    grain::deep_copy(ss, S.subscripts());
+    grain::deep_copy(sv, S.values());
+    for (index_type j = 0; j < H.nnz(); ++j) {
+      for (int q = 0; q < 3; ++q) ASSERT_EQ(ss(j, q), H.subscripts()(p(j), q)) << "mode " << m << " nonzero " << j;
+      ASSERT_EQ(sv(j), H.values()(p(j))) << "mode " << m << " nonzero " << j;
+    }
+    ASSERT_EQ(&X.sorted(m), &S);  // cached
   }
 }
 GRAIN_BACKEND_TEST(SparsePermutation, StableSortByMode) { check_permutation<TypeParam>(); }

@@ -18,11 +18,10 @@
 //       docs/performance.md); LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft)
 //       block — register-blocked, each input row read once per block (Q1: once in all),
 //       3 to 6x ahead of flat on the H200.
-//   GPU, DataField, cells the unit-stride index (LayoutLeft, the GPU default): block (1 x 8) —
-//       the data row is read once per eight fields, not once per field as in flat.
+//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 — the data row read once; else flat.
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
-//   GPU, other kernels, LayoutRight: K <= 32 -> team-small-k, else team-stride (threads walk
-//       contiguous K, so loads coalesce).
+//   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
+//       team-small-k in double when K > 256.
 #pragma once
 
 #include <string>
@@ -78,7 +77,8 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       tuned != ContractAlgorithm::Auto && contract_not_applicable(p, tuned, e).empty())
     return tuned;
   if (e != ContractExec::Cuda) return ContractAlgorithm::Flat;
-  if (contract_kernel_family(p.kernel) == 2) {
+  const int family = contract_kernel_family(p.kernel);
+  if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
@@ -86,9 +86,16 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;
     return ContractAlgorithm::Block;
   }
-  if (p.cells_fastest()) return contract_kernel_family(p.kernel) == 1 ? ContractAlgorithm::Block : ContractAlgorithm::Flat;
-  if (p.K <= 32) return ContractAlgorithm::TeamSmallK;
-  return ContractAlgorithm::TeamStride;
+  if (p.cells_fastest()) {
+    // DataField with few fields: 1 x 8 blocks read the data row once; with more fields flat's
+    // re-reads hit in cache and its one-output threads give more parallelism.
+    if (family == 1 && p.R <= 8) return ContractAlgorithm::Block;
+    return ContractAlgorithm::Flat;
+  }
+  // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K
+  // (team-small-k), except DataField in float, where flat's reuse of the data row still wins.
+  if (family == 0) return p.K <= 32 ? ContractAlgorithm::Flat : ContractAlgorithm::TeamSmallK;
+  return sizeof(T) == 8 && p.K > 256 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
 }
 
 }  // namespace grain::impl

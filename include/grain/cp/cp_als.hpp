@@ -82,7 +82,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
     res.algorithms[m] = opts.mttkrp == MttkrpAlgorithm::Auto ? choose_mttkrp<Exec>(X, m, R) : opts.mttkrp;
-    if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.permutation(m);  // sort once, up front
+    if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.sorted(m);  // sort once, up front
   }
   Exec().fence();
   res.setup_seconds = impl::seconds_since(ts);

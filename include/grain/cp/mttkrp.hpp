@@ -9,7 +9,9 @@
 //               pass touches at most kMttkrpRBlock columns (MTTKRP-B, register row buffers);
 //   perm        nonzeros visited in the order of the mode's permutation; a thread reduces its run
 //               of equal rows locally and writes with atomics only at the two ends of its chunk
-//               (MTTKRP-C: far fewer atomics, and they land near each other);
+//               (MTTKRP-C: far fewer atomics, and they land near each other). The nonzeros are
+//               read from a copy stored in that order (SparseTensor::sorted), so they stream
+//               instead of being gathered through the permutation;
 //   privatized  P private copies of out (a CPU thread's own rows, no atomics), summed afterwards;
 //               chosen on the CPU when the copies are small next to the tensor.
 // Auto picks per call from the tensor's shape, R and the back end (choose_mttkrp).
@@ -144,7 +146,7 @@ struct MttkrpPerm {
       const index_type lo = (team * threads_per_team + t) * chunk;
       const index_type hi = lo + chunk < d.nnz ? lo + chunk : d.nnz;
       if (lo >= hi) return;
-      index_type row = d.subs[d.perm[lo] * N + d.n];
+      index_type row = d.subs[(d.perm ? d.perm[lo] : lo) * N + d.n];
       const index_type first_row = row;
       parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { acc[r - r0] = T(0); });
       // The run of `row` is complete: only the chunk's first row can be shared with the previous
@@ -170,7 +172,7 @@ struct MttkrpPerm {
         int q = 0;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-          const index_type j = d.perm[p + u];
+          const index_type j = d.perm ? d.perm[p + u] : p + u;
           k[u] = d.subs[j * N + d.n];
           v[u] = d.vals[j];
           q = other_rows<NC>(d, j, rows[u]);
@@ -192,7 +194,7 @@ struct MttkrpPerm {
         }
       }
       for (; p < hi; ++p) {
-        const index_type j = d.perm[p];
+        const index_type j = d.perm ? d.perm[p] : p;
         const index_type k = d.subs[j * N + d.n];
         if (k != row) flush(k);
         const T* rows[kMaxSparseModes];
@@ -272,7 +274,12 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       break;
     }
     case MttkrpAlgorithm::Perm: {
-      d.perm = X.permutation(d.n).data();
+      // The nonzeros in the mode's order, stored that way once (X.sorted): the kernel streams
+      // them; d.perm stays null (the identity).
+      const auto& S = X.sorted(d.n);
+      d.subs = S.subscripts().data();
+      d.vals = S.values().data();
+      d.perm = nullptr;
       // GPU: long enough runs to make the end-of-chunk atomics rare, short enough to leave
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       index_type chunk = 4096;

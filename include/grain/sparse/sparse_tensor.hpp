@@ -33,10 +33,17 @@ namespace impl {
 // Host: parallel counting sort (src/sparse/permutation.cpp).
 void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
                            std::int64_t dim, std::int64_t* perm);
+// out(p) = in(perm[p]) for the subscript tuples and the values (value_bytes = sizeof(T)).
+void gather_nonzeros_host(const subscript_type* subs, const void* vals, std::size_t value_bytes,
+                          int nmodes, std::int64_t nnz, const std::int64_t* perm,
+                          subscript_type* out_subs, void* out_vals);
 #if defined(GRAIN_ENABLE_CUDA)
 // Device: CUB radix sort (src/sparse/permutation_cuda.cu). All pointers are device pointers.
 void sort_permutation_cuda(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
                            std::int64_t dim, std::int64_t* perm);
+void gather_nonzeros_cuda(const subscript_type* subs, const void* vals, std::size_t value_bytes,
+                          int nmodes, std::int64_t nnz, const std::int64_t* perm,
+                          subscript_type* out_subs, void* out_vals);
 #endif
 }  // namespace impl
 
@@ -61,6 +68,7 @@ class SparseTensor {
     values_ = values_view("sparse_values", nnz);
     subs_ = subscripts_view("sparse_subscripts", nnz, static_cast<index_type>(dims.size()));
     perms_ = std::make_shared<std::vector<permutation_view>>(dims.size());
+    sorted_ = std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>(dims.size());
   }
 
   // Wraps existing Views (shapes checked).
@@ -72,6 +80,7 @@ class SparseTensor {
       impl::throw_error("grain::SparseTensor: subscripts ", subs.shape(), " and values ",
                         values.shape(), " do not match ", dims.size(), " modes");
     perms_ = std::make_shared<std::vector<permutation_view>>(dims.size());
+    sorted_ = std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>(dims.size());
   }
 
   int ndims() const { return static_cast<int>(dims_.size()); }
@@ -101,6 +110,33 @@ class SparseTensor {
     return p;
   }
   bool has_permutation(int m) const { return (*perms_)[m].is_allocated(); }
+
+  // A copy of this tensor with its nonzeros stored in mode m's sorted order (the permutation
+  // applied once), computed on first use and cached: the permuted MTTKRP then streams its
+  // nonzeros instead of gathering them through the permutation. Costs one more copy of the
+  // tensor per mode asked for.
+  const SparseTensor& sorted(int m) const {
+    const permutation_view& p = permutation(m);
+    auto& slot = (*sorted_)[m];
+    if (!slot) {
+      subscripts_view s(WithoutInitializing, "sparse_sorted_subscripts", nnz(), static_cast<index_type>(ndims()));
+      values_view v(WithoutInitializing, "sparse_sorted_values", nnz());
+      if (nnz() > 0) {
+        if constexpr (std::is_same_v<Space, CudaSpace>) {
+#if defined(GRAIN_ENABLE_CUDA)
+          impl::gather_nonzeros_cuda(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
+                                     s.data(), v.data());
+#endif
+        } else {
+          impl::gather_nonzeros_host(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
+                                     s.data(), v.data());
+        }
+      }
+      slot = std::make_shared<SparseTensor>(dims_, s, v);
+    }
+    return *slot;
+  }
+  bool has_sorted(int m) const { return static_cast<bool>((*sorted_)[m]); }
 
   // A copy of this tensor in another memory space (the same tensor when already there).
   template <class Space2>
@@ -138,6 +174,8 @@ class SparseTensor {
   values_view values_;
   std::shared_ptr<std::vector<permutation_view>> perms_ =
       std::make_shared<std::vector<permutation_view>>();
+  std::shared_ptr<std::vector<std::shared_ptr<SparseTensor>>> sorted_ =
+      std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>();
 };
 
 // "3000x4000x5000"

@@ -4,8 +4,9 @@
 // loads two values per FMA and re-reads every row L or R times from memory.
 //
 // With L, R <= 8 (FieldField Q1) one block is the whole cell: every input is read exactly once,
-// which is what a bandwidth-bound contraction needs. Larger cells take 4 x 4 blocks; rows past L
-// or R are clamped on load (their results are not stored), so any extent works.
+// which is what a bandwidth-bound contraction needs. Larger cells take 8 x 8 blocks too (64
+// accumulators; each loaded value feeds 8 FMAs); rows past L or R are clamped on load (their
+// results are not stored), so any extent works.
 //
 // Thread order follows the layout. Unit-stride cells (LayoutLeft): a group of 32 consecutive
 // cells is the fastest index, so a warp's loads coalesce, then the blocks of those cells, so
@@ -99,10 +100,10 @@ template <class Exec, class T>
 void contract_block(const ContractProblem<T>& p) {
   if (p.L == 1) {
     contract_block_with<Exec, T, 1, 8>(p);
-  } else if (p.L <= 8 && p.R <= 8) {
-    contract_block_with<Exec, T, 8, 8>(p);
   } else {
-    contract_block_with<Exec, T, 4, 4>(p);
+    // 8 x 8 for every FieldField shape: on the H200 it beat 4 x 4 blocks by 1.4 to 3.4x on
+    // Q2-Q4 (docs/performance.md); at Q1 it is the whole cell.
+    contract_block_with<Exec, T, 8, 8>(p);
   }
 }
 

@@ -1,19 +1,22 @@
-// Algorithm::Tile (study §3.4, Figs. 3.21 and 3.27): square TS x TS tiles of left (L x K) and
-// right (R x K) are staged through scratch, K advancing one tile at a time; Vector and Tensor
-// kernels run on the flattened K ("unrolled", as the study did for FieldFieldTensor).
+// Algorithm::Tile (study §3.4, Figs. 3.21 and 3.27), register-tiled: a team owns CB cells x one
+// LT x RT output tile; K advances KB at a time, each step staging left (KB x LT x CB) and right
+// (KB x RT x CB) through scratch; every team thread owns a TM x TN block of one cell's outputs
+// and keeps it in registers for the whole K loop. Vector and Tensor kernels run on the flattened
+// K ("unrolled", as the study did for FieldFieldTensor).
 //
-// Unlike the study's kernel, no extent has to be a multiple of TS: partial tiles are padded with
-// zeros when loaded and the outputs past L or R are not stored.
+// No extent has to divide a tile: partial tiles are zero-padded when loaded and outputs past L or
+// R (or cells past C) are not stored.
 //
-// A team owns CB consecutive cells x one TS x TS output tile. With LayoutRight (CB = 1, TS = 16)
-// consecutive threads take consecutive k when loading and consecutive r when computing; with
-// cells as the unit-stride index (LayoutLeft on the GPU: CB = 4, TS = 8) consecutive threads take
-// consecutive cells, so loads and stores coalesce. Tiles are padded to TS + 1 columns against
-// shared-memory bank conflicts. Partial sums live in scratch (one slot per output, touched only
-// by its own thread), so the same source runs as one thread per output on the GPU and as a loop
-// over the tile on the CPU.
+// Staging order follows the layout: with cells as the unit-stride index (LayoutLeft) consecutive
+// threads load consecutive cells, otherwise consecutive k, so global loads coalesce either way.
+// In scratch the cell index is fastest, so the threads of a warp (consecutive cells, the same
+// rows) read consecutive words: no bank conflicts, and the reads of a row broadcast.
 //
-// FieldField only: with L = 1 or R = 1 a square tile would leave most of the team idle.
+// Written once for every back end. The host runs a team as one thread, which then plays all
+// VT = CB * (LT/TM) * (RT/TN) "virtual threads" of the tile in turn (PER = VT blocks of
+// accumulators; on the GPU PER = 1 and the block lives in registers).
+//
+// FieldField only: with L = 1 or R = 1 a tile would leave most of the team idle.
 #pragma once
 
 #include "grain/contract/algorithms/common.hpp"
@@ -21,93 +24,141 @@
 
 namespace grain::impl {
 
-template <class T, int TS>
+template <int CB_, int LT_, int RT_, int TM_, int TN_, int KB_>
+struct TileShape {
+  static constexpr int CB = CB_, LT = LT_, RT = RT_, TM = TM_, TN = TN_, KB = KB_;
+  static constexpr int NTL = LT / TM, NTR = RT / TN;
+  static constexpr int VT = CB * NTL * NTR;  // virtual threads per team
+  static_assert(LT % TM == 0 && RT % TN == 0, "tile extents must be multiples of the blocks");
+};
+
+template <class T, class S, int PER>
 struct ContractTileKernel {
   ContractProblem<T> p;
-  index_type CB;          // cells per team
-  index_type ntl, ntr;    // tiles along L and R
+  index_type ntl, ntr;  // tiles along L and R
   bool c_fast;
-  static constexpr int TSP = TS + 1;
-
-  // Splits e in [0, CB*TS*TS) into (cb, i, j): cb fastest with unit-stride cells, else j.
-  GRAIN_FORCEINLINE_FUNCTION void split(index_type e, index_type& cb, index_type& i,
-                                        index_type& j) const {
-    if (c_fast) {
-      cb = e % CB;
-      const index_type q = e / CB;
-      j = q % TS;
-      i = q / TS;
-    } else {
-      j = e % TS;
-      const index_type q = e / TS;
-      i = q % TS;
-      cb = q / TS;
-    }
-  }
 
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    constexpr int CB = S::CB, LT = S::LT, RT = S::RT, TM = S::TM, TN = S::TN, KB = S::KB;
     const index_type o = m.league_rank();
     const index_type tr = o % ntr;
     const index_type q = o / ntr;
     const index_type tl = q % ntl;
     const index_type c0 = (q / ntl) * CB;
-    const index_type l0 = tl * TS, r0 = tr * TS;
-    const index_type E = CB * TS * TS;
+    const index_type l0 = tl * LT, r0 = tr * RT;
     const auto& scratch = m.team_scratch(0);
-    T* ls = scratch.template get<T>(static_cast<std::size_t>(CB * TS * TSP));
-    T* rs = scratch.template get<T>(static_cast<std::size_t>(CB * TS * TSP));
-    T* acc = scratch.template get<T>(static_cast<std::size_t>(E));
+    T* as = scratch.template get<T>(static_cast<std::size_t>(KB * LT * CB));
+    T* bs = scratch.template get<T>(static_cast<std::size_t>(KB * RT * CB));
     const ContractProblem<T>& P = p;
+    const int nt = m.team_size(), rank = m.team_rank();
 
-    parallel_for(TeamThreadRange(m, E), [&](index_type e) { acc[e] = T(0); });
-    for (index_type kt = 0; kt < P.K; kt += TS) {
-      m.team_barrier();  // the previous tile has been consumed
-      parallel_for(TeamThreadRange(m, E), [&](index_type e) {
-        index_type cb, i, kk;
-        split(e, cb, i, kk);
-        const index_type c = c0 + cb, k = kt + kk;
-        const bool ck = c < P.C && k < P.K;
-        const index_type s = (cb * TS + i) * TSP + kk;
-        ls[s] = ck && l0 + i < P.L ? P.a[c * P.a_c + (l0 + i) * P.a_l + P.a_k(k)] : T(0);
-        rs[s] = ck && r0 + i < P.R ? P.b[c * P.b_c + (r0 + i) * P.b_r + P.b_k(k)] : T(0);
-      });
+    T acc[PER][TM][TN];
+#pragma unroll
+    for (int u = 0; u < PER; ++u)
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[u][i][j] = T(0);
+
+    for (index_type k0 = 0; k0 < P.K; k0 += KB) {
+      m.team_barrier();  // the previous step's tiles have been consumed
+      // Stage: element (kk, x, cb) of left (x < LT) and right (x < RT), cells fastest in scratch.
+      auto stage = [&](T* dst, int X, index_type x0, index_type X_all, const T* src, index_type s_c,
+                       index_type s_x, bool left) {
+        parallel_for(TeamThreadRange(m, index_type(KB) * X * CB), [&](index_type e) {
+          index_type cb, x, kk;
+          if (c_fast) {
+            cb = e % CB;
+            const index_type t = e / CB;
+            x = t % X;
+            kk = t / X;
+          } else {
+            kk = e % KB;
+            const index_type t = e / KB;
+            x = t % X;
+            cb = t / X;
+          }
+          const index_type c = c0 + cb, k = k0 + kk;
+          T v = T(0);
+          if (c < P.C && x0 + x < X_all && k < P.K)
+            v = src[c * s_c + (x0 + x) * s_x + (left ? P.a_k(k) : P.b_k(k))];
+          dst[(kk * X + x) * CB + cb] = v;
+        });
+      };
+      stage(as, LT, l0, P.L, P.a, P.a_c, P.a_l, true);
+      stage(bs, RT, r0, P.R, P.b, P.b_c, P.b_r, false);
       m.team_barrier();
-      parallel_for(TeamThreadRange(m, E), [&](index_type e) {
-        index_type cb, i, j;
-        split(e, cb, i, j);
-        const T* lrow = ls + (cb * TS + i) * TSP;
-        const T* rrow = rs + (cb * TS + j) * TSP;
-        // TS is a compile-time multiple of 8: fully unrolled, eight partial sums (packed FMAs
-        // on the CPU).
-        acc[e] += dot_strided(lrow, index_type(1), rrow, index_type(1), index_type(TS));
-      });
+#pragma unroll
+      for (int u = 0; u < PER; ++u) {
+        const int v = rank + u * nt;
+        if (v < S::VT) {
+          const int cb = v % CB, t = v / CB;
+          const int bl = t / S::NTR, br = t % S::NTR;
+          const T* ap = as + (bl * TM) * CB + cb;
+          const T* bp = bs + (br * TN) * CB + cb;
+#pragma unroll 2
+          for (int kk = 0; kk < KB; ++kk) {
+            T av[TM], bv[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) av[i] = ap[(kk * LT + i) * CB];
+#pragma unroll
+            for (int j = 0; j < TN; ++j) bv[j] = bp[(kk * RT + j) * CB];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+              for (int j = 0; j < TN; ++j) acc[u][i][j] += av[i] * bv[j];
+          }
+        }
+      }
     }
-    parallel_for(TeamThreadRange(m, E), [&](index_type e) {
-      index_type cb, i, j;
-      split(e, cb, i, j);
-      if (c0 + cb < P.C && l0 + i < P.L && r0 + j < P.R) P.store(c0 + cb, l0 + i, r0 + j, acc[e]);
-    });
+#pragma unroll
+    for (int u = 0; u < PER; ++u) {
+      const int v = rank + u * nt;
+      if (v < S::VT) {
+        const int cb = v % CB, t = v / CB;
+        const index_type c = c0 + cb;
+        const index_type lb = l0 + (t / S::NTR) * TM, rb = r0 + (t % S::NTR) * TN;
+        if (c < P.C)
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+              if (lb + i < P.L && rb + j < P.R) P.store(c, lb + i, rb + j, acc[u][i][j]);
+      }
+    }
   }
 };
 
-template <class Exec, class T, int TS>
-void contract_tile_with(const ContractProblem<T>& p, index_type CB) {
-  const index_type ntl = (p.L + TS - 1) / TS, ntr = (p.R + TS - 1) / TS;
-  const index_type ncb = (p.C + CB - 1) / CB;
-  auto policy = contract_team_policy<Exec>(ncb * ntl * ntr, static_cast<int>(CB * TS * TS));
-  const std::size_t bytes = static_cast<std::size_t>(CB * TS) *
-                            (2 * (TS + 1) + TS) * sizeof(T);
+template <class Exec, class T, class S>
+void contract_tile_with(const ContractProblem<T>& p) {
+  constexpr bool host = is_host_execution_space_v<Exec>;
+  // The host team is one thread, which plays every virtual thread; the GPU launches VT threads.
+  constexpr int PER = host ? S::VT : 1;
+  const index_type ntl = (p.L + S::LT - 1) / S::LT, ntr = (p.R + S::RT - 1) / S::RT;
+  const index_type ncb = (p.C + S::CB - 1) / S::CB;
+  auto policy = contract_team_policy<Exec>(ncb * ntl * ntr, S::VT);
+  const std::size_t bytes = static_cast<std::size_t>(S::KB) * S::CB * (S::LT + S::RT) * sizeof(T);
   policy.set_scratch_size(0, PerTeam(bytes + 64));
-  parallel_for(policy, ContractTileKernel<T, TS>{p, CB, ntl, ntr, p.cells_fastest()});
+  parallel_for(policy, ContractTileKernel<T, S, PER>{p, ntl, ntr, p.cells_fastest()});
 }
 
 template <class Exec, class T>
 void contract_tile(const ContractProblem<T>& p) {
-  if (!is_host_execution_space_v<Exec> && p.cells_fastest()) {
-    contract_tile_with<Exec, T, 8>(p, 4);
+  if constexpr (is_host_execution_space_v<Exec>) {
+    // A cache-sized tile: 4 cells x 16 x 16 outputs in 4 x 4 blocks, 16 k per step.
+    contract_tile_with<Exec, T, TileShape<4, 16, 16, 4, 4, 16>>(p);
+  } else if (p.L <= 16 && p.R <= 16) {
+    // Small cells (Q1): 32 cells x 16 x 16 in 8 x 8 blocks (128 threads).
+    contract_tile_with<Exec, T, TileShape<32, 16, 16, 8, 8, 8>>(p);
   } else {
-    contract_tile_with<Exec, T, 16>(p, 1);
+    // The fastest of four shapes measured on the H200 (docs/performance.md): double 16 cells x
+    // 16 x 16 (256 threads, 32 KiB of scratch), float 8 cells x 32 x 32 (512 threads, 32 KiB).
+    if constexpr (sizeof(T) == 8) {
+      contract_tile_with<Exec, T, TileShape<16, 16, 16, 4, 4, 8>>(p);
+    } else {
+      contract_tile_with<Exec, T, TileShape<8, 32, 32, 4, 4, 8>>(p);
+    }
   }
 }
 
