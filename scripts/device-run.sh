@@ -26,10 +26,10 @@ if has tests; then
     grep -E '^\[  FAILED  \]' "$out/r/$name.log" | head -20 | tee -a "$log"
   done
   # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build).
-  # SANITIZE selects suites by name (default: all); SANITIZE_TIMEOUT bounds each run.
+  # SANITIZE selects suites by an extended regular expression on the name (default: all); SANITIZE_TIMEOUT bounds each run.
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
-    case "$name" in *${SANITIZE:-}*) ;; *) continue ;; esac
+    echo "$name" | grep -Eq "${SANITIZE:-.}" || continue
     for tool in memcheck racecheck; do
       timeout "${SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 \
         --gtest_filter='*cuda*:*Cuda*' > "$out/r/$name.$tool.log" 2>&1
