@@ -5,6 +5,7 @@
 #   usage: scripts/device-run.sh [tests|bench|ff|cp|all]...   (default all; several may be named)
 #     ff: the nine contractions in both layouts, Auto's candidates on the GPU (flat, tile, block,
 #         blas, team-small-k, team-stride) beside cuBLAS
+#     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
 #     cp: MTTKRP and CP-ALS on Genten's tensors (GPU), the 1M-nonzero tensor on 2 CPU threads,
 #         and the .tns read rate
 set -u
@@ -46,6 +47,16 @@ if has ff; then
   done
   timeout 300 python3 bench/torch_einsum.py --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
   say "torch einsum rc=$?"
+fi
+
+if has cpu-contract; then
+  # The contraction suite on 2 CPU threads of this machine's host, x86-64-v3 build with OpenBLAS
+  # linked statically (the per-cell GEMM peer and the CPU GEMM ceiling).
+  if [ -x "$C/grain-cpu-v3" ]; then
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$C/grain-cpu-v3" bench contract --backend openmp \
+      --algorithm flat,block,tile,slice,team-small-k,openblas-gemm --json "$out/r/contract-cpu2.json" > "$out/r/contract-cpu2.txt" 2>&1
+    say "bench contract CPU 2 threads rc=$?"; tail -n 75 "$out/r/contract-cpu2.txt" >> "$log"
+  fi
 fi
 
 if has cp; then

@@ -13,5 +13,5 @@ for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
 #     -DGRAIN_ENABLE_OPENBLAS=OFF -DGRAIN_STATIC_RUNTIME=ON -DGRAIN_NATIVE_ARCH=OFF \
 #     -DGRAIN_ENABLE_TESTS=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3 && ninja -C build/cpu-v3 grain_cli
 if [ -x build/cpu-v3/apps/grain/grain ]; then cp build/cpu-v3/apps/grain/grain .device-carry/grain-cpu-v3; fi
-strip .device-carry/grain .device-carry/tests/* 2>/dev/null || true
+strip .device-carry/grain* .device-carry/tests/* 2>/dev/null || true
 du -sh .device-carry

@@ -101,7 +101,7 @@ void contract_block(const ContractProblem<T>& p) {
   if (p.L == 1) {
     contract_block_with<Exec, T, 1, 8>(p);
   } else {
-    // 8 x 8 for every FieldField shape: on the H200 it beat 4 x 4 blocks by 1.4 to 3.4x on
+    // 8 x 8 for every FieldField shape: on the H200 it beat 4 x 4 blocks by 1.3 to 2.9x on
     // Q2-Q4 (docs/performance.md); at Q1 it is the whole cell.
     contract_block_with<Exec, T, 8, 8>(p);
   }
