@@ -322,21 +322,24 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
 
 }  // namespace impl
 
-// Auto: on the CPU, private copies when they fit (no atomics at all; with one thread that is
-// plain serial MTTKRP) and their reduction is cheap next to the nonzeros, else the permutation;
-// on the GPU the permutation when rows are hot (many nonzeros per row: atomics would contend),
-// else team/vector (Genten's GPU choices, slides 19-21).
+// Auto: rows hot (16 or more nonzeros per row on average): `perm`, which streams the sorted copy
+// and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
+// beat `privatized` by 5-26% per mode on the 1M-nonzero tensor at R = 16 and 64 (2 threads,
+// docs/performance.md). Cold rows: on the GPU `team`; on the CPU private copies when they fit
+// (no atomics; with one thread that is plain serial MTTKRP), else `perm`.
 template <class Exec, class T, class Space>
 MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type R) {
   const index_type I = X.dim(n);
+  const bool hot = X.nnz() >= 16 * I;
   if constexpr (is_host_execution_space_v<Exec>) {
+    if (hot) return MttkrpAlgorithm::Perm;
     const index_type copies = impl::private_copies<Exec>();
     const double bytes = double(copies) * I * R * sizeof(T);
     if (copies == 1 || (bytes <= double(kPrivatizedBudget) && copies * I <= X.nnz()))
       return MttkrpAlgorithm::Privatized;
     return MttkrpAlgorithm::Perm;
   } else {
-    return X.nnz() >= 16 * I ? MttkrpAlgorithm::Perm : MttkrpAlgorithm::Team;
+    return hot ? MttkrpAlgorithm::Perm : MttkrpAlgorithm::Team;
   }
 }
 
