@@ -12,7 +12,6 @@
 #pragma once
 
 #include "grain/contract/algorithms/common.hpp"
-#include "grain/core/execution_space.hpp"
 #include "grain/core/parallel.hpp"
 
 namespace grain::impl {
@@ -116,79 +115,9 @@ struct ContractFlatRowKernel {
   }
 };
 
-// GPU variant for calls with too few outputs to fill the device (long K: DataData Q4 in float has
-// 69k outputs for ~270k resident threads on an H200, and Nsight Compute showed 25% achieved
-// occupancy): a team of S threads x 32 vector lanes takes 32 consecutive outputs, thread s sums
-// the s-th slice of K, and the S partial sums meet in scratch. Deterministic (a fixed order).
-template <class T>
-struct ContractFlatSplitKernel {
-  ContractProblem<T> p;
-  bool c_fast;
-  index_type S, slice;  // slices of K and their length
-  static constexpr int W = 32;
-  template <class Member>
-  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(S * W));
-    const index_type o0 = m.league_rank() * W, O = p.C * p.L * p.R;
-    const ContractProblem<T>& P = p;
-    parallel_for(TeamThreadRange(m, S), [&](index_type s) {
-      parallel_for(ThreadVectorRange(m, W), [&](index_type v) {
-        T acc = T(0);
-        const index_type o = o0 + v;
-        if (o < O) {
-          index_type c, l, r;
-          split_output(P, c_fast, o, c, l, r);
-          const T* a = P.a + c * P.a_c + l * P.a_l;
-          const T* b = P.b + c * P.b_c + r * P.b_r;
-          const index_type k1 = s * slice, k2 = k1 + slice < P.K ? k1 + slice : P.K;
-          T acc1 = T(0);
-          index_type k = k1;
-          for (; k + 2 <= k2; k += 2) {
-            acc += a[P.a_k(k)] * b[P.b_k(k)];
-            acc1 += a[P.a_k(k + 1)] * b[P.b_k(k + 1)];
-          }
-          if (k < k2) acc += a[P.a_k(k)] * b[P.b_k(k)];
-          acc += acc1;
-        }
-        part[s * W + v] = acc;
-      });
-    });
-    m.team_barrier();
-    if (m.team_rank() == 0)
-      parallel_for(ThreadVectorRange(m, W), [&](index_type v) {
-        const index_type o = o0 + v;
-        if (o >= O) return;
-        T sum = T(0);
-        for (index_type s = 0; s < S; ++s) sum += part[s * W + v];
-        index_type c, l, r;
-        split_output(P, c_fast, o, c, l, r);
-        P.store(c, l, r, sum);
-      });
-  }
-};
-
 template <class Exec, class T>
 void contract_flat(const ContractProblem<T>& p) {
   const bool c_fast = p.cells_fastest();
-  if constexpr (!is_host_execution_space_v<Exec>) {
-    // Fewer outputs than two waves of resident threads, and K long enough to split: enough
-    // slices for about four waves, each of at least 16, at most 8 of them.
-    const index_type O = p.C * p.L * p.R;
-    const index_type resident = static_cast<index_type>(Exec::concurrency());
-    if (c_fast && O < 2 * resident && p.K >= 32) {
-      index_type S = (4 * resident + O - 1) / O;
-      S = S > 8 ? 8 : S;
-      S = S > p.K / 16 ? p.K / 16 : S;
-      if (S >= 2) {
-        constexpr index_type W = ContractFlatSplitKernel<T>::W;
-        const index_type slice = (p.K + S - 1) / S;
-        TeamPolicy<Exec> policy((O + W - 1) / W, static_cast<int>(S), static_cast<int>(W));
-        policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(S * W) * sizeof(T)));
-        parallel_for(policy, ContractFlatSplitKernel<T>{p, c_fast, S, slice});
-        return;
-      }
-    }
-  }
   if constexpr (is_host_execution_space_v<Exec>) {
     if (c_fast && p.C >= 8) {
       constexpr int W = 8;
