@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../../src/core/cublas_common.hpp"  // the library's cuBLAS handle and status checks
 #include "grain/core/backend/cuda_runtime.hpp"
 #include "gram_schmidt_hand.hpp"
 
@@ -111,59 +112,30 @@ void mgs_hand_cuda(double* a, std::size_t n, int K, double* r) {
   check_r_diagonal(r, K, "mgs_hand_cuda");
 }
 
-namespace {
-
-const char* cublas_message(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
-    default: return "error";
-  }
-}
-void cublas_check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    impl::throw_error("grain: ", what, " failed: cuBLAS status ", static_cast<int>(s), " (",
-                      cublas_message(s), ")");
-}
-cublasHandle_t cublas_handle() {
-  // Created on first use and kept (destroying it at exit could race the CUDA runtime teardown).
-  static cublasHandle_t h = [] {
-    cublasHandle_t made = nullptr;
-    cublas_check(cublasCreate(&made), "cublasCreate");
-    return made;
-  }();
-  return h;
-}
-
-}  // namespace
-
 void mgs_cublas(double* a, std::size_t n, int K, double* r) {
   if (n > static_cast<std::size_t>(INT_MAX))
     impl::throw_error("mgs_cublas: ", n, " rows exceed cuBLAS's 32-bit vector length");
   const int N = static_cast<int>(n);
-  cublasHandle_t h = cublas_handle();
+  const char* fn = "mgs_cublas";
+  cublasHandle_t h = impl::cublas_handle(fn);
   for (int k = 0; k < K; ++k) {
     double* qk = a + static_cast<std::size_t>(k) * n;
     double norm2 = 0;
     // The squared norm as a dot product, like the other versions (nrm2's scaling is not needed).
-    cublas_check(cublasDdot(h, N, qk, 1, qk, 1, &norm2), "cublasDdot");
+    impl::cublas_check(cublasDdot(h, N, qk, 1, qk, 1, &norm2), fn, "cublasDdot");
     const double norm = std::sqrt(norm2);
     check_mgs_pivot(norm, k, "mgs_cublas");
     r[k * K + k] = norm;
     for (int j = 0; j < k; ++j) r[k * K + j] = 0.0;
     const double inv = 1.0 / norm;
-    cublas_check(cublasDscal(h, N, &inv, qk, 1), "cublasDscal");
+    impl::cublas_check(cublasDscal(h, N, &inv, qk, 1), fn, "cublasDscal");
     for (int j = k + 1; j < K; ++j) {
       double* aj = a + static_cast<std::size_t>(j) * n;
       double dot = 0;
-      cublas_check(cublasDdot(h, N, qk, 1, aj, 1, &dot), "cublasDdot");
+      impl::cublas_check(cublasDdot(h, N, qk, 1, aj, 1, &dot), fn, "cublasDdot");
       r[k * K + j] = dot;
       const double alpha = -dot;
-      cublas_check(cublasDaxpy(h, N, &alpha, qk, 1, aj, 1), "cublasDaxpy");
+      impl::cublas_check(cublasDaxpy(h, N, &alpha, qk, 1, aj, 1), fn, "cublasDaxpy");
     }
   }
 }
