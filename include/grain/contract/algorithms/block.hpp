@@ -3,8 +3,9 @@
 // accumulators. No scratch and no barriers: each loaded value feeds TN (or TM) FMAs, where flat
 // loads two values per FMA and re-reads every row L or R times from memory.
 //
-// With L, R <= 8 (FieldField Q1) one block is the whole cell: every input is read exactly once,
-// which is what a bandwidth-bound contraction needs. Larger cells take 8 x 8 blocks too (64
+// With L, R <= 8 (FieldField Q1) one block is the whole cell in double: every input is read
+// exactly once, which is what a bandwidth-bound contraction needs (float: two 8 x 4 blocks, for
+// occupancy). Larger cells take 8 x 8 blocks too (64
 // accumulators; each loaded value feeds 8 FMAs); rows past L or R are clamped on load (their
 // results are not stored), so any extent works.
 //
@@ -100,6 +101,12 @@ template <class Exec, class T>
 void contract_block(const ContractProblem<T>& p) {
   if (p.L == 1) {
     contract_block_with<Exec, T, 1, 8>(p);
+  } else if (sizeof(T) == 4 && p.L <= 8 && p.R <= 8) {
+    // Float Q1: two threads per cell (8 x 4 each, 32 accumulators) instead of one 8 x 8 thread.
+    // 8 x 8 held 176 registers, 12.5% occupancy and 56% of DRAM bandwidth in float (Nsight
+    // Compute); 8 x 4 took FieldField Q1 float from 0.66-0.76 to 0.82-0.87 of the floor on the
+    // H200, while double stayed faster with 8 x 8 (docs/variants-s2/q1-8x*.json).
+    contract_block_with<Exec, T, 8, 4>(p);
   } else {
     // 8 x 8 for every FieldField shape: on the H200 it beat 4 x 4 blocks by 1.3 to 2.9x on
     // Q2-Q4 (docs/performance.md); at Q1 it is the whole cell.
