@@ -17,7 +17,8 @@
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft)
 //       block — register-blocked, each input row read once per block (Q1: once in all),
-//       3 to 6x ahead of flat on the H200.
+//       3 to 6x ahead of flat on the H200 — unless the cells give block fewer than 8192
+//       threads (long K), where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 — the data row read once; else flat.
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
@@ -84,6 +85,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
     // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
     if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;
+    // Too few cells for block's one-thread-per-8x8-block (long K at a fixed memory budget): under
+    // 8192 such threads (~3% of an H100/H200's resident threads) flat's one thread per output
+    // wins. `grain tune` on the H200 found flat 1.1-5.2x faster in every such sweep shape
+    // (docs/contract-tuning-h200.txt).
+    const index_type block_threads = ((p.L + 7) / 8) * ((p.R + 7) / 8) * p.C;
+    if (block_threads < 8192) return ContractAlgorithm::Flat;
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
