@@ -160,14 +160,6 @@ struct ContractProblem {
 
 // ---- small building blocks shared by the algorithms --------------------------------------------
 
-// Vectorize the loop that follows across its (independent) lanes. GCC otherwise prefers to
-// vectorize the enclosing loop along K with in-order floating-point reductions, which is several
-// times slower. Empty in device code.
-#if !defined(__CUDA_ARCH__) && defined(_OPENMP)
-#define GRAIN_CONTRACT_SIMD _Pragma("omp simd")
-#else
-#define GRAIN_CONTRACT_SIMD
-#endif
 
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
@@ -179,7 +171,7 @@ GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, 
     T acc[8] = {T(0), T(0), T(0), T(0), T(0), T(0), T(0), T(0)};
     index_type i = 0;
     for (; i + 8 <= n; i += 8) {
-      GRAIN_CONTRACT_SIMD
+      GRAIN_SIMD
       for (int j = 0; j < 8; ++j) acc[j] += x[i + j] * y[i + j];
     }
     for (; i < n; ++i) acc[0] += x[i] * y[i];

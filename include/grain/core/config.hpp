@@ -31,6 +31,15 @@
 #define GRAIN_CLASS_LAMBDA [ =, *this ]
 #endif
 
+// Vectorize the loop that follows across its (independent) lanes on the CPU. GCC otherwise may
+// vectorize an enclosing loop instead, with slow in-order floating-point reductions. Empty in
+// device code and without OpenMP.
+#if !defined(__CUDA_ARCH__) && defined(_OPENMP)
+#define GRAIN_SIMD _Pragma("omp simd")
+#else
+#define GRAIN_SIMD
+#endif
+
 // True while compiling device code (the CUDA device pass).
 #if defined(__CUDA_ARCH__)
 #define GRAIN_IN_DEVICE_CODE 1

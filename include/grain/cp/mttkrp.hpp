@@ -62,7 +62,6 @@ template <class T>
 struct MttkrpData {
   const subscript_type* subs;
   const T* vals;
-  const index_type* perm;
   const T* fac[kMaxSparseModes];
   T* out;
   int N, n;
@@ -132,7 +131,7 @@ struct MttkrpPerm {
   MttkrpData<T> d;
   index_type chunk, threads_per_team, nrb;
   // Nonzeros gathered together: their index and factor-row loads are independent, so U of
-  // them are in flight at once instead of one dependent chain (perm -> subscripts -> rows) at
+  // them are in flight at once instead of one dependent chain (subscripts -> rows) at
   // a time. Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
   static constexpr int U = 4;
 
@@ -146,7 +145,7 @@ struct MttkrpPerm {
       const index_type lo = (team * threads_per_team + t) * chunk;
       const index_type hi = lo + chunk < d.nnz ? lo + chunk : d.nnz;
       if (lo >= hi) return;
-      index_type row = d.subs[(d.perm ? d.perm[lo] : lo) * N + d.n];
+      index_type row = d.subs[lo * N + d.n];
       const index_type first_row = row;
       parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { acc[r - r0] = T(0); });
       // The run of `row` is complete: only the chunk's first row can be shared with the previous
@@ -172,7 +171,7 @@ struct MttkrpPerm {
         int q = 0;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-          const index_type j = d.perm ? d.perm[p + u] : p + u;
+          const index_type j = p + u;
           k[u] = d.subs[j * N + d.n];
           v[u] = d.vals[j];
           q = other_rows<NC>(d, j, rows[u]);
@@ -194,7 +193,7 @@ struct MttkrpPerm {
         }
       }
       for (; p < hi; ++p) {
-        const index_type j = d.perm ? d.perm[p] : p;
+        const index_type j = p;
         const index_type k = d.subs[j * N + d.n];
         if (k != row) flush(k);
         const T* rows[kMaxSparseModes];
@@ -275,11 +274,10 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
     }
     case MttkrpAlgorithm::Perm: {
       // The nonzeros in the mode's order, stored that way once (X.sorted): the kernel streams
-      // them; d.perm stays null (the identity).
+      // them in place of the tensor's own order.
       const auto& S = X.sorted(d.n);
       d.subs = S.subscripts().data();
       d.vals = S.values().data();
-      d.perm = nullptr;
       // GPU: long enough runs to make the end-of-chunk atomics rare, short enough to leave
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       index_type chunk = 4096;
@@ -363,7 +361,7 @@ MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>&
     grain::impl::throw_error("grain::cp::mttkrp: argument 'out' has extents ", out.shape(), ", expected (",
                       X.dim(n), ",", R, ")");
   if (alg == MttkrpAlgorithm::Auto) alg = choose_mttkrp<Exec>(X, n, R);
-  impl::MttkrpData<T> d{X.subscripts().data(), X.values().data(), nullptr, {}, out.data(), N, n,
+  impl::MttkrpData<T> d{X.subscripts().data(), X.values().data(), {}, out.data(), N, n,
                         R, X.nnz(), X.dim(n)};
   for (int m = 0; m < N; ++m) d.fac[m] = K.factors[m].data();
   deep_copy(out, T(0));

@@ -50,7 +50,7 @@ struct ContractFlatCellBlockKernel {
         for (index_type k0 = 0; k0 < p.K0; ++k0) {
           const T* ak = a1 + k0 * p.a_s0;
           const T* bk = b1 + k0 * p.b_s0;
-          GRAIN_CONTRACT_SIMD
+          GRAIN_SIMD
           for (int w = 0; w < W; ++w) acc[w] += ak[w] * bk[w];
         }
       }
@@ -86,7 +86,7 @@ struct ContractFlatRowKernel {
       for (; k + 8 <= K; k += 8) {
         // Vectorize across the eight lanes, not along k (which GCC would otherwise pick, with
         // slow in-order reductions).
-        GRAIN_CONTRACT_SIMD
+        GRAIN_SIMD
         for (int w = 0; w < 8; ++w) {
           const T x = a[k + w];
           acc0[w] += x * b0[k + w];
