@@ -12,7 +12,7 @@ using namespace contract_test;
 using grain::ContractAlgorithm;
 
 // The test's own applicability table (select.hpp is not consulted).
-template <int Family, int NK, class Exec, class Layout>
+template <int Family, int NK, class Exec, class T, class Layout>
 bool applies(ContractAlgorithm a) {
   switch (a) {
     case ContractAlgorithm::TeamDepth2: return NK >= 2;
@@ -24,6 +24,13 @@ bool applies(ContractAlgorithm a) {
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
       return Family == 2 && std::is_same_v<Exec, grain::Cuda> &&
              std::is_same_v<Layout, grain::LayoutRight>;
+#else
+      return false;
+#endif
+    case ContractAlgorithm::Mma:
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+      return Family == 2 && std::is_same_v<Exec, grain::Cuda> && std::is_same_v<T, double> &&
+             std::is_same_v<Layout, grain::LayoutLeft>;
 #else
       return false;
 #endif
@@ -98,11 +105,12 @@ void sweep(const Shape& s, bool broadcast, std::uint64_t seed, int& runs) {
     opt.algorithm = a;
     opt.exec = exec_of<Exec>();
     // With every extent 1 the two layouts are the same memory, so blas (which needs row-major
-    // compatible data, not literally LayoutRight) applies to LayoutLeft Views too.
+    // compatible data, not literally LayoutRight) applies to LayoutLeft Views too, and mma
+    // (cells-fastest data) to LayoutRight ones.
     const bool all_ones = s.C == 1 && s.L == 1 && s.R == 1 && K == 1;
-    const bool blas_on_degenerate = a == ContractAlgorithm::Blas && all_ones &&
-                                    applies<Family, NK, Exec, grain::LayoutRight>(a);
-    if (!applies<Family, NK, Exec, Layout>(a) && !blas_on_degenerate) {
+    const bool on_degenerate = all_ones && (applies<Family, NK, Exec, T, grain::LayoutRight>(a) ||
+                                            applies<Family, NK, Exec, T, grain::LayoutLeft>(a));
+    if (!applies<Family, NK, Exec, T, Layout>(a) && !on_degenerate) {
       bool threw = false;
       try {
         call<Family, NK>(dout, cl, cr, opt);

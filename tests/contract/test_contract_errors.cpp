@@ -100,6 +100,19 @@ void check_algorithm_errors() {
   grain::View<double**, Space> dd("dd", 3, 7), od("od", 3, 4);
   expect_error([&] { grain::contract_data_field_scalar(od, dd, r, opt); },
                {"grain::contract_data_field_scalar", "'blas'", "FieldField"});
+  opt.algorithm = ContractAlgorithm::Mma;
+  expect_error([&] { grain::contract_data_field_scalar(od, dd, r, opt); },
+               {"grain::contract_data_field_scalar", "'mma'", "FieldField"});
+  if constexpr (grain::is_host_execution_space_v<Exec>) {
+    expect_error([&] { grain::contract_field_field_scalar(o, l, r, opt); },
+                 {"grain::contract_field_field_scalar", "'mma'", "GPU"});
+  } else {
+    grain::View<float***, grain::LayoutLeft, Space> lf("lf", 3, 5, 7), rf("rf", 3, 4, 7), of("of", 3, 5, 4);
+    expect_error([&] { grain::contract_field_field_scalar(of, lf, rf, opt); }, {"'mma'", "double only"});
+    grain::View<double***, grain::LayoutRight, Space> lr("lr", 3, 5, 7), rr("rr", 3, 4, 7), orr("or", 3, 5, 4);
+    expect_error([&] { grain::contract_field_field_scalar(orr, lr, rr, opt); }, {"'mma'", "LayoutLeft"});
+  }
+  opt.algorithm = ContractAlgorithm::Blas;
   if constexpr (grain::is_host_execution_space_v<Exec>) {
     opt.algorithm = ContractAlgorithm::Auto;
     opt.exec = grain::ContractExec::Cuda;

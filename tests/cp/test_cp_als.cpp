@@ -105,6 +105,71 @@ void check_singular() {
 }
 GRAIN_BACKEND_TEST(CpAls, SingularSystemUsesPseudoInverseOnce) { check_singular<TypeParam>(); }
 
+// The dense kernels of CP-ALS (Gram, B W, column norms, column scaling) against plain double loops
+// on random data. I = 1000 gives the GPU Gram several row slices and a short last one (I = 3: one).
+template <class Exec, class T>
+void check_dense_kernels() {
+  using Space = typename Exec::memory_space;
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const double tol = std::is_same_v<T, float> ? 2e-4 : 1e-12;
+  grain::View<T*, grain::LayoutRight, Space> buf;  // reused across shapes, as CP-ALS does
+  for (index_type I : {3, 1000, 4099})
+    for (index_type R : {1, 5, 17, 64}) {
+      grain::View<T**, grain::LayoutRight, grain::HostSpace> Ah("A", I, R), Wh("W", R, R);
+      for (std::size_t e = 0; e < Ah.size(); ++e) Ah.data()[e] = static_cast<T>(u(rng));
+      for (std::size_t e = 0; e < Wh.size(); ++e) Wh.data()[e] = static_cast<T>(u(rng));
+      grain::View<T**, grain::LayoutRight, Space> A("A", I, R);  // a copy, even on the host
+      deep_copy(A, Ah);
+      grain::View<T*, grain::LayoutRight, Space> W("W1", R * R);
+      deep_copy(W, grain::View<T*, grain::LayoutRight, grain::HostSpace>(Wh.data(), R * R));
+      const std::string at = "I=" + std::to_string(I) + " R=" + std::to_string(R);
+      const auto G = grain::cp::gram<Exec>(A, &buf);
+      double gmax = 0;
+      for (index_type r = 0; r < R; ++r)
+        for (index_type c = 0; c < R; ++c) {
+          double ref = 0;
+          for (index_type i = 0; i < I; ++i) ref += double(Ah(i, r)) * double(Ah(i, c));
+          gmax = std::max(gmax, std::abs(G[r * R + c] - ref) / (1 + std::abs(ref)));
+        }
+      EXPECT_LT(gmax, tol * I) << "gram " << at;
+      grain::View<T**, grain::LayoutRight, Space> out("out", I, R);
+      grain::cp::times_matrix<Exec>(A, W, out);
+      auto oh = grain::create_mirror(out);
+      deep_copy(oh, out);
+      double omax = 0;
+      for (index_type i = 0; i < I; ++i)
+        for (index_type c = 0; c < R; ++c) {
+          double ref = 0;
+          for (index_type k = 0; k < R; ++k) ref += double(Ah(i, k)) * double(Wh(k, c));
+          omax = std::max(omax, std::abs(double(oh(i, c)) - ref));
+        }
+      EXPECT_LT(omax, tol * R) << "times_matrix " << at;
+      for (bool max_norm : {false, true}) {
+        const auto n = grain::cp::column_norms<Exec>(A, max_norm);
+        for (index_type r = 0; r < R; ++r) {
+          double ref = 0;
+          for (index_type i = 0; i < I; ++i)
+            ref = max_norm ? std::max(ref, std::abs(double(Ah(i, r)))) : ref + double(Ah(i, r)) * double(Ah(i, r));
+          if (!max_norm) ref = std::sqrt(ref);
+          EXPECT_NEAR(n[r], ref, tol * (1 + ref) * 4) << "column_norms " << at << " max " << max_norm << " r " << r;
+        }
+      }
+      std::vector<double> sc(R);
+      for (auto& v : sc) v = u(rng);
+      grain::cp::scale_columns<Exec>(A, sc);
+      auto sh = grain::create_mirror(A);
+      deep_copy(sh, A);
+      for (index_type i = 0; i < I; i += 7)
+        for (index_type r = 0; r < R; ++r)
+          ASSERT_NEAR(double(sh(i, r)), double(Ah(i, r)) * double(T(sc[r])), tol) << "scale_columns " << at;
+    }
+}
+GRAIN_BACKEND_TEST(Ktensor, DenseKernelsMatchReference) {
+  check_dense_kernels<TypeParam, double>();
+  check_dense_kernels<TypeParam, float>();
+}
+
 TEST(CpAls, BadArguments) {
   auto H = grain::SparseTensor<double>({3, 3}, 1);
   H.values()(0) = 1;

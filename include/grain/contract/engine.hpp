@@ -19,6 +19,8 @@ ContractAlgorithm contract_run(const ContractProblem<double>& p, ContractAlgorit
 // cuBLAS strided-batched GEMM (src/contract/blas_cuda.cu). Preconditions checked by the engine.
 void contract_blas_cuda(const ContractProblem<float>& p);
 void contract_blas_cuda(const ContractProblem<double>& p);
+// FP64 tensor cores over cells-fastest operands (src/contract/mma_cuda.cu); double only.
+void contract_mma_cuda(const ContractProblem<double>& p);
 #endif
 
 }  // namespace grain::impl

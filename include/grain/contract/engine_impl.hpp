@@ -1,6 +1,8 @@
 // Definition of the engine's dispatch (included by src/contract/engine_*.cpp only).
 #pragma once
 
+#include <type_traits>
+
 #include "grain/contract/algorithms/block.hpp"
 #include "grain/contract/algorithms/flat.hpp"
 #include "grain/contract/algorithms/serial.hpp"
@@ -68,6 +70,8 @@ ContractAlgorithm contract_run_impl(const ContractProblem<T>& p, ContractAlgorit
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
       if (a == ContractAlgorithm::Blas && p.K > 0) {
         contract_blas_cuda(p);
+      } else if (a == ContractAlgorithm::Mma && p.K > 0) {
+        if constexpr (std::is_same_v<T, double>) contract_mma_cuda(p);  // double only (not_applicable)
       } else {
         contract_run_on<Cuda>(p, a);
       }

@@ -27,7 +27,9 @@ enum class ContractAlgorithm {
   AdaptiveSlice,  // a team stages several left rows so it has enough threads, §3.3
   Tile,           // square tiles of left and right through scratch, any remainder, §3.4
   Block,          // one thread per TM x TN block of a cell's outputs, register accumulators
-  Blas            // cuBLAS strided-batched GEMM (FieldField, CUDA, LayoutRight)
+  Blas,           // cuBLAS strided-batched GEMM (FieldField, CUDA, LayoutRight)
+  Mma             // FP64 tensor cores, cells staged through shared memory (FieldField, CUDA,
+                  // double, LayoutLeft)
 };
 
 // Where the contraction runs. Auto follows the Views' memory space: host Views run on OpenMP
@@ -44,7 +46,7 @@ inline constexpr ContractAlgorithm kAllContractAlgorithms[] = {
     ContractAlgorithm::Serial,     ContractAlgorithm::Flat,        ContractAlgorithm::TeamDepth1,
     ContractAlgorithm::TeamDepth2, ContractAlgorithm::TeamStride,  ContractAlgorithm::TeamSmallK,
     ContractAlgorithm::Slice,      ContractAlgorithm::AdaptiveSlice, ContractAlgorithm::Tile,
-    ContractAlgorithm::Block,      ContractAlgorithm::Blas};
+    ContractAlgorithm::Block,      ContractAlgorithm::Blas,        ContractAlgorithm::Mma};
 
 // Stable names (used on the command line and in benchmark JSON).
 inline const char* contract_algorithm_name(ContractAlgorithm a) {
@@ -61,6 +63,7 @@ inline const char* contract_algorithm_name(ContractAlgorithm a) {
     case ContractAlgorithm::Tile: return "tile";
     case ContractAlgorithm::Block: return "block";
     case ContractAlgorithm::Blas: return "blas";
+    case ContractAlgorithm::Mma: return "mma";
   }
   return "?";
 }
@@ -71,7 +74,7 @@ inline ContractAlgorithm parse_contract_algorithm(const std::string& s) {
     if (s == contract_algorithm_name(a)) return a;
   impl::throw_error("grain: unknown contraction algorithm '", s,
                     "' (auto, serial, flat, team-depth-1, team-depth-2, team-stride, team-small-k, "
-                    "slice, adaptive-slice, tile, block, blas)");
+                    "slice, adaptive-slice, tile, block, blas, mma)");
 }
 
 inline const char* contract_exec_name(ContractExec e) {

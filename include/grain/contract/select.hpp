@@ -9,6 +9,9 @@
 //   blas                                                    FieldField on Cuda, LayoutRight
 //                                                           left/right/out (cuBLAS needs
 //                                                           unit-stride rows)
+//   mma                                                     FieldField on Cuda, double,
+//                                                           LayoutLeft left/right/out (cells
+//                                                           are the unit-stride index)
 //
 // Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
 //   CPU (Serial, OpenMP): flat — vectorized across cells (LayoutLeft) or along K (LayoutRight),
@@ -64,6 +67,14 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
             (p.o_r == 1 || p.R <= 1)))
         return "blas needs LayoutRight left, right and out (cuBLAS takes matrices with "
                "unit-stride rows; in LayoutLeft the cells are the unit-stride index)";
+      return {};
+    case ContractAlgorithm::Mma:
+      if (family != 2) return "mma runs each cell's GEMM on tensor cores: FieldField kernels only";
+      if (e != ContractExec::Cuda) return "mma (FP64 tensor cores) runs on the GPU only: pass CudaSpace Views";
+      if (sizeof(T) != 8) return "mma uses the FP64 tensor cores: double only (float has no exact tensor-core path)";
+      if (!(p.a_c == 1 && p.b_c == 1 && (p.o_c == 1 || p.C <= 1)))
+        return "mma needs LayoutLeft left, right and out (it reads neighbouring cells together; "
+               "in LayoutRight take blas)";
       return {};
     default:
       return {};

@@ -164,6 +164,19 @@ struct RowTimesMatrixFunctor {
   }
 };
 
+// sum(e) = sum over s < S of parts[s * n + e]
+template <class T>
+struct SumSlicesFunctor {
+  const T* parts;
+  T* sum;
+  index_type n, S;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e) const {
+    T s = 0;
+    for (index_type k = 0; k < S; ++k) s += parts[k * n + e];
+    sum[e] = s;
+  }
+};
+
 // A(i, r) *= scale[r], a row per index.
 template <class T>
 struct ScaleColumnsFunctor {
@@ -237,12 +250,22 @@ View<T*, LayoutRight, Space> reuse_buffer(View<T*, LayoutRight, Space>* buf, ind
 template <class Exec, class T, class Space>
 std::vector<double> gram(const View<T**, LayoutRight, Space>& A, View<T*, LayoutRight, Space>* buf = nullptr) {
   const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> G = reuse_buffer(buf, R * R, "gram");
+  View<T*, LayoutRight, Space> G;
   if constexpr (!impl::on_host<Exec>()) {
 #if defined(GRAIN_ENABLE_CUDA)
-    impl::gram_cuda(A.data(), I, R, G.data());
+    // cuBLAS writes one partial product per slice of rows after G; one pass sums them into G.
+    const index_type S = impl::gram_slices(I, R), RR = R * R;
+    View<T*, LayoutRight, Space> work = reuse_buffer(buf, RR * (S > 1 ? S + 1 : 1), "gram");
+    G = View<T*, LayoutRight, Space>(work.data(), RR);
+    if (S == 1) {
+      impl::gram_cuda(A.data(), I, R, G.data());
+    } else {
+      impl::gram_cuda(A.data(), I, R, work.data() + RR);
+      parallel_for(RangePolicy<Exec>(0, RR), impl::SumSlicesFunctor<T>{work.data() + RR, G.data(), RR, S});
+    }
 #endif
   } else {
+    G = reuse_buffer(buf, R * R, "gram");
     deep_copy(G, T(0));
     if (I > 0) {
       const index_type ntr = (R + impl::kDenseRows - 1) / impl::kDenseRows;
