@@ -15,6 +15,7 @@
 //   * results go through shared memory so the stores, too, are cell-contiguous.
 // Shared-memory strides are padded so fragment loads, staging stores and the result pass are
 // free of bank conflicts (the arithmetic is next to each constant).
+#include <cstdlib>
 #include <string>
 
 #include "grain/contract/engine.hpp"
@@ -26,21 +27,26 @@ namespace {
 constexpr int kCells = 8;                    // cells per block, one warp each
 constexpr int kThreads = kCells * 32;
 constexpr int kTile = 32;                    // a warp's outputs: kTile x kTile of one cell
-constexpr int kChunk = 8;                    // contracted indices per pipeline stage
-// Fragment loads: lanes 0-15 read rows 0-3 x k 0-3; row stride 12 = 4 (mod 16 doubles) puts
-// them in 16 distinct bank pairs.
-constexpr int kRowStride = kChunk + 4;
-// Staging stores: 8 lanes write 8 cells at one (row, k); a cell stride of 2 (mod 16) separates them.
-constexpr int kCellStride = kTile * kRowStride + 2;
-constexpr int kOperand = kCells * kCellStride;  // one operand of one stage, in doubles
-constexpr int kStage = 2 * kOperand;
-constexpr int kStages = 2;
 // Results: a lane writes 2 doubles of rows lane/4; row stride 40 = 8 (mod 16) for the 16-byte
 // stores, cell stride 1282 = 2 (mod 16) for the cell-contiguous read-back.
 constexpr int kOutRow = kTile + 8;
 constexpr int kOutCell = kTile * kOutRow + 2;
-constexpr int kSmemDoubles = kStages * kStage > kCells * kOutCell ? kStages * kStage : kCells * kOutCell;
-constexpr int kSmemBytes = kSmemDoubles * 8;
+
+// The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
+template <int KC, int NS>
+struct MmaShape {
+  static_assert(KC % 4 == 0 && kThreads % (kCells * KC) == 0 && NS >= 2, "bad mma pipeline shape");
+  // Fragment loads: lanes 0-15 read rows 0-3 x k 0-3; a row stride of 4 or 12 (mod 16 doubles)
+  // puts them in 16 distinct bank pairs.
+  static constexpr int row_stride = KC % 8 == 4 ? KC : KC + 4;
+  // Staging stores: 8 lanes write 8 cells at one (row, k); a cell stride of 2 (mod 16) separates them.
+  static constexpr int cell_stride = kTile * row_stride + 2;
+  static constexpr int operand = kCells * cell_stride;  // one operand of one stage, in doubles
+  static constexpr int stage = 2 * operand;
+  static constexpr int row_step = kThreads / (kCells * KC);  // staging rows s_row + row_step j
+  static constexpr int smem_doubles = NS * stage > kCells * kOutCell ? NS * stage : kCells * kOutCell;
+  static constexpr int smem_bytes = smem_doubles * 8;
+};
 
 // cp.async and DMMA exist from compute capability 8.0; the host refuses older devices, and a
 // build for them compiles these to a trap.
@@ -82,16 +88,18 @@ __device__ __forceinline__ void dmma(double (&d)[2], double a, double b) {
 #endif
 }
 
+template <int KC, int NS>
 __global__ void __launch_bounds__(kThreads, 2)
     contract_mma_kernel(const ContractProblem<double> p, const index_type tiles_l, const index_type tiles_r) {
+  using S = MmaShape<KC, NS>;
   extern __shared__ __align__(16) double smem[];
   const index_type tiles = tiles_l * tiles_r;
   const index_type group = blockIdx.x / tiles, t = blockIdx.x % tiles;  // tiles of a cell group adjacent: L2 reuse
   const index_type c0 = group * kCells, l0 = (t / tiles_r) * kTile, r0 = (t % tiles_r) * kTile;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
-  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + 4 j.
-  const int s_cell = tid % kCells, s_k = (tid / kCells) % kChunk, s_row = tid / (kCells * kChunk);
+  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j.
+  const int s_cell = tid % kCells, s_k = (tid / kCells) % KC, s_row = tid / (kCells * KC);
   const index_type c = c0 + s_cell;
   const bool c_ok = c < p.C;
   const double* a_cell = p.a + (c_ok ? c : 0) * p.a_c;
@@ -100,14 +108,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     const index_type k = k0 + s_k;
     const bool k_ok = c_ok && k < p.K;
     const index_type ak = k_ok ? p.a_k(k) : 0, bk = k_ok ? p.b_k(k) : 0;
-    double* sa = smem + buf * kStage + s_cell * kCellStride + s_k;
-    double* sb = sa + kOperand;
+    double* sa = smem + buf * S::stage + s_cell * S::cell_stride + s_k;
+    double* sb = sa + S::operand;
 #pragma unroll
-    for (int j = 0; j < kTile / 4; ++j) {
-      const int row = s_row + 4 * j;
+    for (int j = 0; j < kTile / S::row_step; ++j) {
+      const int row = s_row + S::row_step * j;
       const bool la = k_ok && l0 + row < p.L, rb = k_ok && r0 + row < p.R;
-      cp_async8(sa + row * kRowStride, la ? a_cell + (l0 + row) * p.a_l + ak : p.a, la ? 8 : 0);
-      cp_async8(sb + row * kRowStride, rb ? b_cell + (r0 + row) * p.b_r + bk : p.b, rb ? 8 : 0);
+      cp_async8(sa + row * S::row_stride, la ? a_cell + (l0 + row) * p.a_l + ak : p.a, la ? 8 : 0);
+      cp_async8(sb + row * S::row_stride, rb ? b_cell + (r0 + row) * p.b_r + bk : p.b, rb ? 8 : 0);
     }
   };
 
@@ -118,36 +126,38 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int j = 0; j < 4; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
 
   // This lane's fragment element: row lane/4, contracted index lane%4 (the same for both operands).
-  const double* frag = smem + warp * kCellStride + (lane >> 2) * kRowStride + (lane & 3);
-  const index_type chunks = (p.K + kChunk - 1) / kChunk;
-  stage(0, 0);
-  cp_async_commit();
-  for (index_type ch = 0; ch < chunks; ++ch) {
-    if (ch + 1 < chunks) {
-      stage(static_cast<int>((ch + 1) & 1), (ch + 1) * kChunk);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    const double* fa = frag + (ch & 1) * kStage;
-    const double* fb = fa + kOperand;
+  const double* frag = smem + warp * S::cell_stride + (lane >> 2) * S::row_stride + (lane & 3);
+  const index_type chunks = (p.K + KC - 1) / KC;
+  // NS - 1 chunks in flight ahead of the one being multiplied; a group is committed every step
+  // (empty at the tail) so wait_group's count stays uniform.
 #pragma unroll
-    for (int kk = 0; kk < kChunk; kk += 4) {
+  for (int s = 0; s < NS - 1; ++s) {
+    if (s < chunks) stage(s, static_cast<index_type>(s) * KC);
+    cp_async_commit();
+  }
+  for (index_type ch = 0; ch < chunks; ++ch) {
+    cp_async_wait<NS - 2>();  // chunk ch has landed (this thread's copies) ...
+    __syncthreads();          // ... everyone's; and everyone is done with chunk ch - 1's buffer
+    if (ch + NS - 1 < chunks) stage(static_cast<int>((ch + NS - 1) % NS), (ch + NS - 1) * KC);
+    cp_async_commit();
+    const double* fa = frag + static_cast<int>(ch % NS) * S::stage;
+    const double* fb = fa + S::operand;
+#pragma unroll
+    for (int kk = 0; kk < KC; kk += 4) {
       double a[4], b[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        a[i] = fa[i * 8 * kRowStride + kk];
-        b[i] = fb[i * 8 * kRowStride + kk];
+        a[i] = fa[i * 8 * S::row_stride + kk];
+        b[i] = fb[i * 8 * S::row_stride + kk];
       }
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) dmma(acc[i][j], a[i], b[j]);
     }
-    __syncthreads();  // the next iteration's copies overwrite this buffer
   }
+  cp_async_wait<0>();
+  __syncthreads();  // the staging buffers become the result buffer
 
   double* so = smem + warp * kOutCell;
 #pragma unroll
@@ -171,6 +181,20 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
+template <int KC, int NS>
+void launch_mma(const ContractProblem<double>& p, index_type blocks, index_type tiles_l, index_type tiles_r) {
+  using S = MmaShape<KC, NS>;
+  static const bool configured = [] {
+    cuda_check(cudaFuncSetAttribute(contract_mma_kernel<KC, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    S::smem_bytes),
+               "algorithm 'mma': cudaFuncSetAttribute");
+    return true;
+  }();
+  (void)configured;
+  contract_mma_kernel<KC, NS><<<static_cast<unsigned>(blocks), kThreads, S::smem_bytes>>>(p, tiles_l, tiles_r);
+  cuda_check_launch("algorithm 'mma': contract_mma_kernel");
+}
+
 }  // namespace
 
 void contract_mma_cuda(const ContractProblem<double>& p) {
@@ -183,18 +207,22 @@ void contract_mma_cuda(const ContractProblem<double>& p) {
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 tensor cores (compute capability 8.0 or newer); device ", dev,
                 " has ", major, ".x");
-  static const bool configured = [] {
-    cuda_check(cudaFuncSetAttribute(contract_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes),
-               "algorithm 'mma': cudaFuncSetAttribute");
-    return true;
-  }();
-  (void)configured;
   const index_type tiles_l = (p.L + kTile - 1) / kTile, tiles_r = (p.R + kTile - 1) / kTile;
   const index_type blocks = (p.C + kCells - 1) / kCells * tiles_l * tiles_r;
   if (blocks > 0x7fffffff)
     throw_error(fn, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  contract_mma_kernel<<<static_cast<unsigned>(blocks), kThreads, kSmemBytes>>>(p, tiles_l, tiles_r);
-  cuda_check_launch("algorithm 'mma': contract_mma_kernel");
+  // EXPERIMENT (session 3): pipeline shapes compared on the device, picked by GRAIN_MMA_VARIANT.
+  static const int variant = [] {
+    const char* v = std::getenv("GRAIN_MMA_VARIANT");
+    return v ? std::atoi(v) : 1;
+  }();
+  switch (variant) {
+    case 0: launch_mma<8, 2>(p, blocks, tiles_l, tiles_r); break;
+    case 2: launch_mma<4, 6>(p, blocks, tiles_l, tiles_r); break;
+    case 3: launch_mma<8, 3>(p, blocks, tiles_l, tiles_r); break;
+    case 4: launch_mma<8, 4>(p, blocks, tiles_l, tiles_r); break;
+    default: launch_mma<4, 4>(p, blocks, tiles_l, tiles_r); break;
+  }
 }
 
 }  // namespace grain::impl

@@ -353,3 +353,40 @@ TEST(ContractTuning, AutoPrefersAnApplicableTunedAlgorithm) {
   EXPECT_EQ(warnings(testing::internal::GetCapturedStderr()), 1);
   std::remove(path.c_str());
 }
+
+namespace {
+// A LayoutLeft FieldFieldScalar problem: C cells, L = R fields, P points.
+template <class T>
+grain::impl::ContractProblem<T> field_field_left(grain::index_type C, grain::index_type F, grain::index_type P) {
+  grain::impl::ContractProblem<T> p;
+  p.kernel = ContractKernel::FieldFieldScalar;
+  p.C = C;
+  p.L = p.R = F;
+  p.x[2] = P;
+  p.ax[2] = p.bx[2] = C * F;
+  p.a_c = p.b_c = p.o_c = 1;
+  p.a_l = p.b_r = C;
+  p.o_l = C;
+  p.o_r = C * F;
+  p.canonicalize();
+  return p;
+}
+}  // namespace
+
+// The GPU model for LayoutLeft FieldField (no tuning file): mma for double cells of 16 or more
+// fields when they give it 256 blocks, block for float and for small cells, flat when block
+// would have too few threads.
+TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  using grain::impl::contract_auto_algorithm;
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 27, 27), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
+  // 64 cells of 64 x 64: 8 cell groups x 4 tiles = 32 mma blocks, 4096 block threads -> flat.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Flat);
+  // On the CPU: flat.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Flat);
+}

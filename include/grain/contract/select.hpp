@@ -18,8 +18,9 @@
 //       split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
-//       docs/performance.md); LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft)
-//       block — register-blocked, each input row read once per block (Q1: once in all),
+//       docs/performance.md); in LayoutLeft, double, L, R >= 16: mma (FP64 tensor cores) when
+//       its blocks (8 cells x 32 x 32 outputs) number at least 256; LayoutRight with smaller
+//       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read once per block (Q1: once in all),
 //       3 to 6x ahead of flat on the H200 — unless the cells give block fewer than 8192
 //       threads (long K), where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 — the data row read once; else flat.
@@ -93,6 +94,11 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
+    // LayoutLeft double: the FP64 tensor cores (mma), when the cells fill the GPU with its
+    // 8-cell x 32 x 32 blocks (H100, session 3: 1.5 to 2.4x ahead of block on Q2 to Q4).
+    if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() &&
+        (p.C + 7) / 8 * ((p.L + 31) / 32) * ((p.R + 31) / 32) >= 256)
+      return ContractAlgorithm::Mma;
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
     // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
     if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;

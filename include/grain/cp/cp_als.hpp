@@ -101,12 +101,20 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       for (int m = 0; m < N; ++m)
         if (m != n)
           for (std::size_t e = 0; e < V.size(); ++e) V[e] *= grams[m][e];
+      // On the GPU the host inverts V while the MTTKRP runs (V does not depend on it): at R = 128
+      // the inverse takes one to two milliseconds of host time, once per mode (it was most of
+      // the iteration's time outside the MTTKRPs on the H100, docs/performance.md, session 3).
+      // On the CPU back ends the MTTKRP is synchronous and the inverse follows it, untimed.
       const auto tm = clock::now();
-      mttkrp<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+      mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+      bool singular = false;
+      if constexpr (!is_host_execution_space_v<Exec>) singular = spd_inverse(V, R);
+      Exec().fence();
       const double dt = impl::seconds_since(tm);
+      if constexpr (is_host_execution_space_v<Exec>) singular = spd_inverse(V, R);
       mt += dt;
       res.mttkrp_seconds_per_mode[n] += dt;
-      if (spd_inverse(V, R) && !res.used_pseudo_inverse) {
+      if (singular && !res.used_pseudo_inverse) {
         res.used_pseudo_inverse = true;
         if (note)
           note("the R x R system of mode " + std::to_string(n + 1) + " (iteration " +

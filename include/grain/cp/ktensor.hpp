@@ -250,12 +250,12 @@ View<T*, LayoutRight, Space> reuse_buffer(View<T*, LayoutRight, Space>* buf, ind
 template <class Exec, class T, class Space>
 std::vector<double> gram(const View<T**, LayoutRight, Space>& A, View<T*, LayoutRight, Space>* buf = nullptr) {
   const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> G;
+  View<T*, LayoutRight, Space> G, work;  // work owns G's memory when buf is null
   if constexpr (!impl::on_host<Exec>()) {
 #if defined(GRAIN_ENABLE_CUDA)
     // cuBLAS writes one partial product per slice of rows after G; one pass sums them into G.
     const index_type S = impl::gram_slices(I, R), RR = R * R;
-    View<T*, LayoutRight, Space> work = reuse_buffer(buf, RR * (S > 1 ? S + 1 : 1), "gram");
+    work = reuse_buffer(buf, RR * (S > 1 ? S + 1 : 1), "gram");
     G = View<T*, LayoutRight, Space>(work.data(), RR);
     if (S == 1) {
       impl::gram_cuda(A.data(), I, R, G.data());

@@ -342,12 +342,13 @@ MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type
 }
 
 // out = MTTKRP of X with the factors of K for mode n (out is I_n x R; overwritten). Returns the
-// algorithm that ran. Synchronous (fences Exec).
+// algorithm that ran. Asynchronous on the GPU: it returns once the kernels are queued, so the
+// host can work meanwhile (CP-ALS inverts its R x R system there); fence Exec before reading out.
 template <class Exec, class T, class Space>
-MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K, int n,
-                       const View<T**, LayoutRight, Space>& out,
-                       MttkrpAlgorithm alg = MttkrpAlgorithm::Auto,
-                       MttkrpWorkspace<T, Space>* ws = nullptr) {
+MttkrpAlgorithm mttkrp_launch(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K, int n,
+                              const View<T**, LayoutRight, Space>& out,
+                              MttkrpAlgorithm alg = MttkrpAlgorithm::Auto,
+                              MttkrpWorkspace<T, Space>* ws = nullptr) {
   static_assert(std::is_same_v<typename Exec::memory_space, Space> ||
                     (is_host_execution_space_v<Exec> && Space::host_accessible),
                 "grain::cp::mttkrp: the tensor must live where Exec runs");
@@ -373,6 +374,16 @@ MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>&
     else
       impl::run_mttkrp<0, Exec>(alg, d, X, ws);
   }
+  return alg;
+}
+
+// The same, synchronous (fences Exec).
+template <class Exec, class T, class Space>
+MttkrpAlgorithm mttkrp(const SparseTensor<T, Space>& X, const Ktensor<T, Space>& K, int n,
+                       const View<T**, LayoutRight, Space>& out,
+                       MttkrpAlgorithm alg = MttkrpAlgorithm::Auto,
+                       MttkrpWorkspace<T, Space>* ws = nullptr) {
+  alg = mttkrp_launch<Exec>(X, K, n, out, alg, ws);
   Exec().fence();
   return alg;
 }
