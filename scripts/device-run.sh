@@ -8,6 +8,7 @@
 #     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
 #     cp: MTTKRP and CP-ALS on Genten's tensors (GPU), the 1M-nonzero tensor on 2 CPU threads,
 #         and the .tns read rate
+#     figures: a contraction sweep on the GPU and the figure sets (after ff, in the same call)
 set -u
 what=" ${*:-all} "
 has() { case "$what" in *" $1 "*|*" all "*) return 0 ;; esac; return 1; }
@@ -42,7 +43,7 @@ fi
 if has ff; then
   for layout in left right; do
     "$G" bench contract --backend cuda --kernel all \
-      --algorithm flat,tile,block,blas,team-small-k,team-stride,cublas-strided-batched --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
+      --algorithm flat,tile,block,blas,mma,team-small-k,team-stride,cublas-strided-batched --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
     say "bench contract layout $layout rc=$?"; tail -n 75 "$out/r/ff-$layout.txt" >> "$log"
   done
   timeout 300 python3 bench/torch_einsum.py --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
@@ -81,6 +82,31 @@ if has cp; then
     say "tns read, $th threads: $(grep -m1 '^read' "$out/r/tns-read-$th.txt")"
   done
   rm -f "$tns"
+fi
+
+if has figures; then
+  # The contraction figure sets (issue 4): time per algorithm per case from this run's suite
+  # (`ff` mode, LayoutLeft, plus torch.einsum) and the study's speedup heat maps from a sweep on
+  # this GPU; the CPU set from the committed CPU files. PNGs land in results.tar.gz (fig-gpu/,
+  # fig-cpu/).
+  "$G" bench contract --backend cuda --sweep --json "$out/r/sweep-gpu.json" > "$out/r/sweep-gpu.txt" 2>&1
+  say "bench contract sweep (GPU) rc=$?"
+  figs() {  # out-dir, prefix, sweep file, case files...
+    local dir=$1 prefix=$2 sweep=$3; shift 3
+    python3 bench/plot.py contract "$@" --out-dir "$dir" --prefix "$prefix" >> "$out/r/plot.txt" 2>&1
+    for k in DataDataScalar DataFieldScalar FieldFieldScalar; do
+      for d in float double; do
+        python3 bench/plot.py heatmap "$sweep" --kernel $k --dtype $d --x P --y budget_MiB --speedup-over serial \
+          --of best --out "$dir/${prefix}_${k}_${d}_speedup_best.png" >> "$out/r/plot.txt" 2>&1
+      done
+    done
+    say "figures $prefix: $(ls "$dir" 2>/dev/null | wc -l) PNG files"
+  }
+  gpu_cases=()
+  for f in "$out/r/ff-left.json" "$out/r/torch.json"; do [ -f "$f" ] && gpu_cases+=("$f"); done
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oE 'H[0-9]+' | tr 'A-Z' 'a-z')
+  [ ${#gpu_cases[@]} -gt 0 ] && figs "$out/r/fig-gpu" "contract_${gpu:-gpu}" "$out/r/sweep-gpu.json" "${gpu_cases[@]}"
+  figs "$out/r/fig-cpu" contract_cpu2 docs/bench-contract-sweep-cpu.json docs/bench-contract-cpu2-avx2-s2.json
 fi
 
 if has bench; then

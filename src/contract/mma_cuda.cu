@@ -7,15 +7,14 @@
 // occupancy, latency-bound). Here a block of 8 warps takes 8 consecutive cells and one 32 x 32
 // tile of their outputs:
 //   * staging: every thread copies 8-byte elements global -> shared with cp.async, mapped so
-//     that 8 neighbouring threads read 8 neighbouring cells (64 contiguous bytes), double
-//     buffered over chunks of 8 contracted indices (zero-filled past L, R, K and C);
+//     that 8 neighbouring threads read 8 neighbouring cells (64 contiguous bytes), in a
+//     4-stage pipeline over chunks of 4 contracted indices (zero-filled past L, R, K and C);
 //   * compute: warp w owns cell w's tile as 4 x 4 DMMA tiles of 8 x 8 (64 accumulator registers
 //     per thread); per 4 contracted indices it loads 4 left and 4 right fragments from shared
 //     memory and issues 16 DMMAs;
 //   * results go through shared memory so the stores, too, are cell-contiguous.
 // Shared-memory strides are padded so fragment loads, staging stores and the result pass are
 // free of bank conflicts (the arithmetic is next to each constant).
-#include <cstdlib>
 #include <string>
 
 #include "grain/contract/engine.hpp"
@@ -211,18 +210,10 @@ void contract_mma_cuda(const ContractProblem<double>& p) {
   const index_type blocks = (p.C + kCells - 1) / kCells * tiles_l * tiles_r;
   if (blocks > 0x7fffffff)
     throw_error(fn, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  // EXPERIMENT (session 3): pipeline shapes compared on the device, picked by GRAIN_MMA_VARIANT.
-  static const int variant = [] {
-    const char* v = std::getenv("GRAIN_MMA_VARIANT");
-    return v ? std::atoi(v) : 1;
-  }();
-  switch (variant) {
-    case 0: launch_mma<8, 2>(p, blocks, tiles_l, tiles_r); break;
-    case 2: launch_mma<4, 6>(p, blocks, tiles_l, tiles_r); break;
-    case 3: launch_mma<8, 3>(p, blocks, tiles_l, tiles_r); break;
-    case 4: launch_mma<8, 4>(p, blocks, tiles_l, tiles_r); break;
-    default: launch_mma<4, 4>(p, blocks, tiles_l, tiles_r); break;
-  }
+  // 4 contracted indices per stage, 4 stages: measured on the H100 (session 3) against 8 x 2,
+  // 4 x 6, 8 x 3 and 8 x 4 — equal to 8 x 2 within 10%, the deeper ones 10-35% slower
+  // (docs/performance.md).
+  launch_mma<4, 4>(p, blocks, tiles_l, tiles_r);
 }
 
 }  // namespace grain::impl

@@ -77,7 +77,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   const double normX = std::sqrt(normX2);
   std::vector<std::vector<double>> grams(N);
   std::vector<View<T**, LayoutRight, Space>> B(N);
-  View<T*, LayoutRight, Space> gram_buf, norm_buf, scale_buf;  // reused by every mode
+  View<T*, LayoutRight, Space> gram_buf;  // the GPU Gram's partial products, reused by every mode
   for (int m = 0; m < N; ++m) {
     grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
@@ -89,6 +89,8 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   View<T*, LayoutRight, Space> Winv("cp_als_inverse", static_cast<index_type>(R) * R);
   auto Winv_h = create_mirror_view(Winv);
   auto lambda_h = create_mirror_view(M.lambda);
+  View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", static_cast<index_type>(R) * R + R);
+  auto mode_out_h = create_mirror_view(mode_out);
   std::vector<double> lambda(R, 1.0);
   MttkrpWorkspace<T, Space> ws;
   double fit_old = 0;
@@ -123,14 +125,20 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
       deep_copy(Winv, Winv_h);
       times_matrix<Exec>(B[n], Winv, M.factors[n]);  // A_n = B V^-1
-      const std::vector<double> norms = column_norms<Exec>(M.factors[n], iter > 1, &norm_buf);
-      std::vector<double> inv(R);
-      for (int r = 0; r < R; ++r) {
-        lambda[r] = iter > 1 ? std::max(norms[r], 1.0) : norms[r];
-        inv[r] = lambda[r] > 0 ? 1.0 / lambda[r] : 1.0;
-      }
-      scale_columns<Exec>(M.factors[n], inv, &scale_buf);
-      grams[n] = gram<Exec>(M.factors[n], &gram_buf);
+      // Normalize the columns and take the new Gram matrix where the factor lives; the weights
+      // and the Gram matrix come back together in one copy (each host round trip is a GPU
+      // synchronization; this mode used to make four).
+      const bool max_norm = iter > 1;
+      T* G = mode_out.data();
+      T* norms = G + static_cast<index_type>(R) * R;
+      impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
+      parallel_for(RangePolicy<Exec>(0, X.dim(n)),
+                   impl::NormalizeColumnsFunctor<T>{M.factors[n].data(), norms, R, max_norm});
+      impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
+      deep_copy(mode_out_h, mode_out);
+      for (int r = 0; r < R; ++r)
+        lambda[r] = impl::cp_weight(static_cast<double>(mode_out_h(static_cast<index_type>(R) * R + r)), max_norm);
+      grams[n] = symmetric_from_upper(mode_out_h.data(), R);
     }
     for (int r = 0; r < R; ++r) lambda_h(r) = static_cast<T>(lambda[r]);
     deep_copy(M.lambda, lambda_h);

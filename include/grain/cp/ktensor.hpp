@@ -245,42 +245,90 @@ View<T*, LayoutRight, Space> reuse_buffer(View<T*, LayoutRight, Space>* buf, ind
   return View<T*, LayoutRight, Space>(buf->data(), n);
 }
 
-// G = A^T A (R x R, row-major, returned on the host in double). On the GPU one cuBLAS GEMM; on
-// the CPU the register-blocked GramFunctor. `buf` (optional) is device scratch reused between calls.
+namespace impl {
+// G (R x R, full, row-major, in A's space) = A^T A, without a trip to the host. On the GPU one
+// strided-batched cuBLAS call over slices of rows plus a pass summing them; on the CPU the
+// register-blocked GramFunctor. `buf` is scratch for the GPU's partial products (reused).
 template <class Exec, class T, class Space>
-std::vector<double> gram(const View<T**, LayoutRight, Space>& A, View<T*, LayoutRight, Space>* buf = nullptr) {
+void gram_device(const View<T**, LayoutRight, Space>& A, T* G, View<T*, LayoutRight, Space>* buf) {
   const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
-  View<T*, LayoutRight, Space> G, work;  // work owns G's memory when buf is null
-  if constexpr (!impl::on_host<Exec>()) {
+  if constexpr (!on_host<Exec>()) {
 #if defined(GRAIN_ENABLE_CUDA)
-    // cuBLAS writes one partial product per slice of rows after G; one pass sums them into G.
-    const index_type S = impl::gram_slices(I, R), RR = R * R;
-    work = reuse_buffer(buf, RR * (S > 1 ? S + 1 : 1), "gram");
-    G = View<T*, LayoutRight, Space>(work.data(), RR);
+    const index_type S = gram_slices(I, R), RR = R * R;
     if (S == 1) {
-      impl::gram_cuda(A.data(), I, R, G.data());
+      gram_cuda(A.data(), I, R, G);
     } else {
-      impl::gram_cuda(A.data(), I, R, work.data() + RR);
-      parallel_for(RangePolicy<Exec>(0, RR), impl::SumSlicesFunctor<T>{work.data() + RR, G.data(), RR, S});
+      View<T*, LayoutRight, Space> parts = reuse_buffer(buf, RR * S, "gram_parts");
+      gram_cuda(A.data(), I, R, parts.data());
+      parallel_for(RangePolicy<Exec>(0, RR), SumSlicesFunctor<T>{parts.data(), G, RR, S});
     }
 #endif
   } else {
-    G = reuse_buffer(buf, R * R, "gram");
-    deep_copy(G, T(0));
+    (void)buf;
+    for (index_type e = 0; e < R * R; ++e) G[e] = T(0);
     if (I > 0) {
-      const index_type ntr = (R + impl::kDenseRows - 1) / impl::kDenseRows;
-      const index_type ntc = (R + impl::kDenseCols - 1) / impl::kDenseCols;
-      const index_type blocks = (I + impl::kGramRows - 1) / impl::kGramRows;
-      parallel_for(RangePolicy<Exec>(0, blocks * ntr * ntc), impl::GramFunctor<T>{A.data(), G.data(), I, R, ntr, ntc});
+      const index_type ntr = (R + kDenseRows - 1) / kDenseRows;
+      const index_type ntc = (R + kDenseCols - 1) / kDenseCols;
+      const index_type blocks = (I + kGramRows - 1) / kGramRows;
+      parallel_for(RangePolicy<Exec>(0, blocks * ntr * ntc), GramFunctor<T>{A.data(), G, I, R, ntr, ntc});
     }
   }
-  auto h = create_mirror_view(G);
-  deep_copy(h, G);
+}
+
+// Per-column 2-norms squared (max_norm false) or max-norms of A into out[0..R), in A's space.
+template <class Exec, class T, class Space>
+void column_norms_device(const View<T**, LayoutRight, Space>& A, bool max_norm, T* out) {
+  const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
+  deep_copy(View<T*, LayoutRight, Space>(out, R), T(0));
+  if (I > 0) {
+    const index_type rows = team_rows<Exec>() * 4;
+    TeamPolicy<Exec> policy((I + rows - 1) / rows, on_host<Exec>() ? 1 : (R < 256 ? static_cast<int>(R) : 256), 1);
+    parallel_for(policy, ColumnNormFunctor<T, typename TeamPolicy<Exec>::member_type>{A.data(), out, I, R, rows, max_norm});
+  }
+}
+
+// CP-ALS's column weight from a column_norms_device result: the 2-norm (sqrt of the sum of
+// squares) on the first iteration, max(max-norm, 1) after, as the Tensor Toolbox does.
+GRAIN_INLINE_FUNCTION double cp_weight(double norm_result, bool max_norm) {
+  return max_norm ? (norm_result > 1.0 ? norm_result : 1.0) : std::sqrt(norm_result);
+}
+
+// A(i, r) /= cp_weight(norms[r]) (columns of weight 0 stay as they are).
+template <class T>
+struct NormalizeColumnsFunctor {
+  T* A;
+  const T* norms;
+  index_type R;
+  bool max_norm;
+  GRAIN_INLINE_FUNCTION void operator()(index_type i) const {
+    T* a = A + i * R;
+    for (index_type r = 0; r < R; ++r) {
+      const double w = cp_weight(static_cast<double>(norms[r]), max_norm);
+      if (w > 0) a[r] = static_cast<T>(static_cast<double>(a[r]) / w);
+    }
+  }
+};
+}  // namespace impl
+
+// The upper triangle of a row-major R x R G mirrored, in double.
+template <class T>
+std::vector<double> symmetric_from_upper(const T* G, index_type R) {
   std::vector<double> out(static_cast<std::size_t>(R * R));
   for (index_type r = 0; r < R; ++r)
-    for (index_type c = 0; c < R; ++c)
-      out[r * R + c] = static_cast<double>(c >= r ? h(r * R + c) : h(c * R + r));
+    for (index_type c = 0; c < R; ++c) out[r * R + c] = static_cast<double>(c >= r ? G[r * R + c] : G[c * R + r]);
   return out;
+}
+
+// G = A^T A (R x R, row-major, returned on the host in double). `buf` (optional) is device
+// scratch reused between calls.
+template <class Exec, class T, class Space>
+std::vector<double> gram(const View<T**, LayoutRight, Space>& A, View<T*, LayoutRight, Space>* buf = nullptr) {
+  const index_type R = static_cast<index_type>(A.extent(1));
+  View<T*, LayoutRight, Space> G(WithoutInitializing, "gram", R * R);
+  impl::gram_device<Exec>(A, G.data(), buf);
+  auto h = create_mirror_view(G);
+  deep_copy(h, G);
+  return symmetric_from_upper(h.data(), R);
 }
 
 // out = B W for B (I x R) and W (R x R, row-major); out must not alias B. On the GPU one cuBLAS
@@ -309,15 +357,9 @@ void times_matrix(const View<T**, LayoutRight, Space>& B, const View<T*, LayoutR
 template <class Exec, class T, class Space>
 std::vector<double> column_norms(const View<T**, LayoutRight, Space>& A, bool max_norm,
                                  View<T*, LayoutRight, Space>* buf = nullptr) {
-  const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
+  const index_type R = static_cast<index_type>(A.extent(1));
   View<T*, LayoutRight, Space> n = reuse_buffer(buf, R, "column_norms");
-  deep_copy(n, T(0));
-  if (I > 0) {
-    const index_type rows = impl::team_rows<Exec>() * 4;
-    TeamPolicy<Exec> policy((I + rows - 1) / rows, impl::on_host<Exec>() ? 1 : (R < 256 ? static_cast<int>(R) : 256), 1);
-    parallel_for(policy, impl::ColumnNormFunctor<T, typename TeamPolicy<Exec>::member_type>{
-                             A.data(), n.data(), I, R, rows, max_norm});
-  }
+  impl::column_norms_device<Exec>(A, max_norm, n.data());
   auto h = create_mirror_view(n);
   deep_copy(h, n);
   std::vector<double> out(R);

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Markdown table of Auto against the floor and the peers, from `grain bench contract --json`
+files and (optionally) a `bench/torch_einsum.py --json` file of the same run.
+
+    python3 scripts/contract-table.py SUITE.json [TORCH.json] [--kernels FieldField]
+
+One row per (kernel, case, dtype): Auto's pick, its time and roofline, the fastest grain
+algorithm, auto/best, and the cuBLAS / OpenBLAS and torch.einsum times with peer/Auto (> 1:
+grain ahead)."""
+import argparse
+import json
+
+PEERS = ("cublas-strided-batched", "openblas-gemm")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("suite")
+    ap.add_argument("torch", nargs="?")
+    ap.add_argument("--kernels", default="", help="only kernels whose name contains this")
+    a = ap.parse_args()
+    suite = json.load(open(a.suite))
+    rows = [r for r in suite["rows"] if a.kernels in r["kernel"]]
+    torch = {}
+    if a.torch:
+        for r in json.load(open(a.torch))["rows"]:
+            torch[(r["kernel"], r["case"], r["dtype"])] = r["ms"]
+    keys = []
+    for r in rows:
+        k = (r["kernel"], r["case"], r["dtype"])
+        if k not in keys:
+            keys.append(k)
+    print("Device %s, copy %.0f GB/s, GEMM peak %.0f / %.0f GFLOP/s (float / double)." %
+          (suite["device"], suite["copy_GBps"], suite["peak_GFLOPs"]["float"], suite["peak_GFLOPs"]["double"]))
+    print()
+    print("| kernel | case | dtype | Auto | Auto ms | roofline | best (ms) | auto/best | peer ms | peer/Auto | torch ms | torch/Auto |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for k in keys:
+        mine = [r for r in rows if (r["kernel"], r["case"], r["dtype"]) == k]
+        grain_rows = [r for r in mine if r["algorithm"] not in PEERS]
+        auto = [r for r in grain_rows if r.get("selected")]
+        if not auto:
+            continue
+        auto = auto[0]
+        best = min(grain_rows, key=lambda r: r["ms"])
+        peer = [r for r in mine if r["algorithm"] in PEERS]
+        t = torch.get(k)
+        print("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s | %s | %s |" % (
+            k[0], k[1], k[2], auto["algorithm"], auto["ms"], auto["roofline"], best["algorithm"], best["ms"],
+            auto["ms"] / best["ms"],
+            "%.3f" % peer[0]["ms"] if peer else "-", "%.2f" % (peer[0]["ms"] / auto["ms"]) if peer else "-",
+            "%.3f" % t if t else "-", "%.2f" % (t / auto["ms"]) if t else "-"))
+
+
+if __name__ == "__main__":
+    main()
