@@ -23,7 +23,8 @@
 //       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read once per block (Q1: once in all),
 //       3 to 6x ahead of flat on the H200 — unless the cells give block fewer than 8192
 //       threads (long K), where flat is faster.
-//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 — the data row read once; else flat.
+//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8, or in float when K <= 32 — the data
+//       row read once; else flat.
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
 //       team-small-k in double when K > 256.
@@ -111,9 +112,11 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
-    // DataField with few fields: 1 x 8 blocks read the data row once; with more fields flat's
-    // re-reads hit in cache and its one-output threads give more parallelism.
-    if (family == 1 && p.R <= 8) return ContractAlgorithm::Block;
+    // DataField with few fields, or a short K in float: 1 x 8 blocks read the data row once;
+    // with more fields flat's re-reads hit in cache and its one-output threads give more
+    // parallelism (H100, session 3: block 0.76x flat's time at Q2 float, K = 27; 0.93-1.05x at
+    // K = 64-81; slower beyond).
+    if (family == 1 && (p.R <= 8 || (sizeof(T) == 4 && p.K <= 32))) return ContractAlgorithm::Block;
     return ContractAlgorithm::Flat;
   }
   // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K
