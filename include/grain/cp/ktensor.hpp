@@ -164,7 +164,7 @@ struct RowTimesMatrixFunctor {
   }
 };
 
-// sum(e) = sum over s < S of parts[s * n + e]
+// sum(e) = sum over s < S of parts[s * n + e] (the GPU Gram's row slices; MTTKRP's private copies)
 template <class T>
 struct SumSlicesFunctor {
   const T* parts;

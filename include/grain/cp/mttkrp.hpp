@@ -229,18 +229,6 @@ struct MttkrpPrivate {
   }
 };
 
-template <class T>
-struct SumCopies {
-  const T* priv;
-  T* out;
-  index_type copies, stride;
-  GRAIN_INLINE_FUNCTION void operator()(index_type e) const {
-    T s = T(0);
-    for (index_type c = 0; c < copies; ++c) s += priv[c * stride + e];
-    out[e] = s;
-  }
-};
-
 template <class Exec>
 int vector_lanes(index_type rb) {
   if (is_host_execution_space_v<Exec>) return 1;
@@ -310,7 +298,7 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       View<T*, LayoutRight, Space> priv(w.privatized.data(), need);
       deep_copy(priv, T(0));
       parallel_for(TeamPolicy<Exec>(copies, 1, vec), MttkrpPrivate<NC, T, Member>{d, priv.data(), copies});
-      parallel_for(RangePolicy<Exec>(0, d.I * d.R), SumCopies<T>{priv.data(), d.out, copies, d.I * d.R});
+      parallel_for(RangePolicy<Exec>(0, d.I * d.R), SumSlicesFunctor<T>{priv.data(), d.out, d.I * d.R, copies});
       break;
     }
     case MttkrpAlgorithm::Auto:
