@@ -89,8 +89,11 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   View<T*, LayoutRight, Space> Winv("cp_als_inverse", static_cast<index_type>(R) * R);
   auto Winv_h = create_mirror_view(Winv);
   auto lambda_h = create_mirror_view(M.lambda);
-  View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", static_cast<index_type>(R) * R + R);
-  auto mode_out_h = create_mirror_view(mode_out);
+  // Per mode: the Gram matrix (R x R) and the column norms (R) come back to the host in one copy;
+  // the inverse weights (R) after them stay on the device.
+  View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", static_cast<index_type>(R) * R + 2 * R);
+  View<T*, LayoutRight, Space> mode_back(mode_out.data(), static_cast<index_type>(R) * R + R);
+  auto mode_out_h = create_mirror_view(mode_back);
   std::vector<double> lambda(R, 1.0);
   MttkrpWorkspace<T, Space> ws;
   double fit_old = 0;
@@ -131,11 +134,15 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       const bool max_norm = iter > 1;
       T* G = mode_out.data();
       T* norms = G + static_cast<index_type>(R) * R;
+      T* scale = norms + R;  // stays on the device
       impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
-      parallel_for(RangePolicy<Exec>(0, X.dim(n)),
-                   impl::NormalizeColumnsFunctor<T>{M.factors[n].data(), norms, R, max_norm});
+      parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
+      if constexpr (is_host_execution_space_v<Exec>)  // a row per index: vectorizes along r
+        parallel_for(RangePolicy<Exec>(0, X.dim(n)), impl::ScaleColumnsFunctor<T>{M.factors[n].data(), scale, R});
+      else  // an element per index: coalesced
+        parallel_for(RangePolicy<Exec>(0, X.dim(n) * R), impl::ScaleElementsFunctor<T>{M.factors[n].data(), scale, R});
       impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
-      deep_copy(mode_out_h, mode_out);
+      deep_copy(mode_out_h, mode_back);
       for (int r = 0; r < R; ++r)
         lambda[r] = impl::cp_weight(static_cast<double>(mode_out_h(static_cast<index_type>(R) * R + r)), max_norm);
       grams[n] = symmetric_from_upper(mode_out_h.data(), R);

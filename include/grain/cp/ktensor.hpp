@@ -293,20 +293,26 @@ GRAIN_INLINE_FUNCTION double cp_weight(double norm_result, bool max_norm) {
   return max_norm ? (norm_result > 1.0 ? norm_result : 1.0) : std::sqrt(norm_result);
 }
 
-// A(i, r) /= cp_weight(norms[r]) (columns of weight 0 stay as they are).
+// scale[r] = 1 / cp_weight(norms[r]), or 1 for a column of weight 0 (left as it is).
 template <class T>
-struct NormalizeColumnsFunctor {
-  T* A;
+struct InverseWeightsFunctor {
   const T* norms;
-  index_type R;
+  T* scale;
   bool max_norm;
-  GRAIN_INLINE_FUNCTION void operator()(index_type i) const {
-    T* a = A + i * R;
-    for (index_type r = 0; r < R; ++r) {
-      const double w = cp_weight(static_cast<double>(norms[r]), max_norm);
-      if (w > 0) a[r] = static_cast<T>(static_cast<double>(a[r]) / w);
-    }
+  GRAIN_INLINE_FUNCTION void operator()(index_type r) const {
+    const double w = cp_weight(static_cast<double>(norms[r]), max_norm);
+    scale[r] = static_cast<T>(w > 0 ? 1.0 / w : 1.0);
   }
+};
+
+// A(i, r) *= scale[r], one element per index: consecutive threads take consecutive elements of
+// a row (a row per thread, R apart, took 0.43 ms for 250000 x 64 on the H200; ncu, session 3).
+template <class T>
+struct ScaleElementsFunctor {
+  T* A;
+  const T* scale;
+  index_type R;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e) const { A[e] *= scale[e % R]; }
 };
 }  // namespace impl
 
