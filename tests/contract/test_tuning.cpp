@@ -390,3 +390,32 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   // On the CPU: flat.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Flat);
 }
+
+// The GPU model for LayoutLeft DataField (no tuning file), from `grain tune` on the H100.
+TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  using grain::impl::contract_auto_algorithm;
+  auto df = [](grain::index_type C, grain::index_type R, grain::index_type P, bool dbl) {
+    auto p = field_field_left<double>(C, R, P);  // then made a DataField: L = 1
+    p.kernel = ContractKernel::DataFieldScalar;
+    p.L = 1;
+    if (!dbl) {
+      grain::impl::ContractProblem<float> f;
+      f.kernel = p.kernel;
+      f.C = p.C, f.L = 1, f.R = p.R, f.x[2] = P, f.ax[2] = C, f.bx[2] = C * R;
+      f.a_c = f.b_c = f.o_c = 1, f.b_r = C, f.o_r = C;
+      f.canonicalize();
+      return contract_auto_algorithm(f, ContractExec::Cuda);
+    }
+    p.ax[2] = C, p.bx[2] = C * R, p.a_l = 0, p.o_l = 0, p.o_r = C;
+    p.canonicalize();
+    return contract_auto_algorithm(p, ContractExec::Cuda);
+  };
+  EXPECT_EQ(df(500000, 8, 8, true), ContractAlgorithm::Block);      // Q1: short rows, many cells
+  EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Block);   // Q2 float
+  EXPECT_EQ(df(180000, 27, 27, true), ContractAlgorithm::Flat);     // Q2 double
+  EXPECT_EQ(df(4096, 8, 512, true), ContractAlgorithm::Flat);       // long rows: block lost 19x
+  EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs
+}

@@ -23,8 +23,9 @@
 //       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read once per block (Q1: once in all),
 //       3 to 6x ahead of flat on the H200 — unless the cells give block fewer than 8192
 //       threads (long K), where flat is faster.
-//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8, or in float when K <= 32 — the data
-//       row read once; else flat.
+//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 (or, in float, K <= 32), the rows are
+//       at most 576 bytes and the cells give it 65536 threads — the data row read once;
+//       team-small-k when K >= 1024 over fewer than 20000 outputs; else flat.
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
 //       team-small-k in double when K > 256.
@@ -112,11 +113,19 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
-    // DataField with few fields, or a short K in float: 1 x 8 blocks read the data row once;
-    // with more fields flat's re-reads hit in cache and its one-output threads give more
-    // parallelism (H100, session 3: block 0.76x flat's time at Q2 float, K = 27; 0.93-1.05x at
-    // K = 64-81; slower beyond).
-    if (family == 1 && (p.R <= 8 || (sizeof(T) == 4 && p.K <= 32))) return ContractAlgorithm::Block;
+    if (family == 1) {
+      // DataField, from `grain tune` on the H100 (150 DataField shapes, docs/contract-tuning-h100.txt)
+      // and the run-5 suite. block's 1 x 8 threads read the data row once: best with few fields
+      // (or a short K in float) when the rows are short (K up to 576 bytes) and the cells give it
+      // 65536 threads; past that its long per-thread loops over few threads lost by 2-110x.
+      const index_type block_threads = p.C * ((p.R + 7) / 8);
+      if ((p.R <= 8 || (sizeof(T) == 4 && p.K <= 32)) && p.K * static_cast<index_type>(sizeof(T)) <= 576 &&
+          block_threads >= 65536)
+        return ContractAlgorithm::Block;
+      // Long K over few outputs: lanes split K (team-small-k was 1.2-4x ahead of flat there).
+      if (p.K >= 1024 && p.C * p.R < 20000) return ContractAlgorithm::TeamSmallK;
+      return ContractAlgorithm::Flat;
+    }
     return ContractAlgorithm::Flat;
   }
   // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K
