@@ -48,8 +48,7 @@ index_type gram_rows_per_slice(index_type I, index_type R) {
 template <class T>
 void gram_impl(const T* A, index_type I, index_type R, T* parts) {
   const char* fn = "grain::cp::gram";
-  const int r = cublas_int(R, fn, "rank");
-  (void)cublas_int(I, fn, "rows");
+  const int r = cublas_int(R, fn, "rank");  // I itself may exceed int: only a slice reaches cuBLAS
   if (r == 0) return;
   cublasHandle_t h = cublas_handle(fn);
   const index_type rows = gram_rows_per_slice(I, R);

@@ -20,9 +20,9 @@
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft, double, L, R >= 16: mma (FP64 tensor cores) when
 //       its blocks (8 cells x 32 x 32 outputs) number at least 256; LayoutRight with smaller
-//       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read once per block (Q1: once in all),
-//       3 to 6x ahead of flat on the H200 — unless the cells give block fewer than 8192
-//       threads (long K), where flat is faster.
+//       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read
+//       once per block (Q1: once in all), 3 to 6x ahead of flat on the H200 — unless the cells
+//       give block fewer than 8192 threads (long K), where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 (or, in float, K <= 32), the rows are
 //       at most 576 bytes and the cells give it 65536 threads — the data row read once;
 //       team-small-k when K >= 1024 over fewer than 20000 outputs; else flat.

@@ -137,10 +137,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       T* scale = norms + R;  // stays on the device
       impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
       parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
-      if constexpr (is_host_execution_space_v<Exec>)  // a row per index: vectorizes along r
-        parallel_for(RangePolicy<Exec>(0, X.dim(n)), impl::ScaleColumnsFunctor<T>{M.factors[n].data(), scale, R});
-      else  // an element per index: coalesced
-        parallel_for(RangePolicy<Exec>(0, X.dim(n) * R), impl::ScaleElementsFunctor<T>{M.factors[n].data(), scale, R});
+      impl::scale_columns_device<Exec>(M.factors[n], scale);
       impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
       deep_copy(mode_out_h, mode_back);
       for (int r = 0; r < R; ++r)

@@ -314,6 +314,17 @@ struct ScaleElementsFunctor {
   index_type R;
   GRAIN_INLINE_FUNCTION void operator()(index_type e) const { A[e] *= scale[e % R]; }
 };
+
+// A(:, r) *= scale[r] with scale in A's space: on the CPU a row per index (vectorizes along the
+// row), on the GPU an element per index (coalesced).
+template <class Exec, class T, class Space>
+void scale_columns_device(const View<T**, LayoutRight, Space>& A, const T* scale) {
+  const index_type I = static_cast<index_type>(A.extent(0)), R = static_cast<index_type>(A.extent(1));
+  if constexpr (on_host<Exec>())
+    parallel_for(RangePolicy<Exec>(0, I), ScaleColumnsFunctor<T>{A.data(), scale, R});
+  else
+    parallel_for(RangePolicy<Exec>(0, I * R), ScaleElementsFunctor<T>{A.data(), scale, R});
+}
 }  // namespace impl
 
 // The upper triangle of a row-major R x R G mirrored, in double.
@@ -382,8 +393,7 @@ void scale_columns(const View<T**, LayoutRight, Space>& A, const std::vector<dou
   auto h = create_mirror_view(s);
   for (index_type r = 0; r < R; ++r) h(r) = static_cast<T>(scale[r]);
   deep_copy(s, h);
-  parallel_for(RangePolicy<Exec>(0, static_cast<index_type>(A.extent(0))),
-               impl::ScaleColumnsFunctor<T>{A.data(), s.data(), R});
+  impl::scale_columns_device<Exec>(A, s.data());
 }
 
 // ||K||^2 from the Gram matrices: lambda^T (G_1 .* ... .* G_N) lambda.
