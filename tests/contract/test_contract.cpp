@@ -2,6 +2,11 @@
 // every enabled back end, against grain's serial oracle and an independent naive loop, on random
 // non-zero inputs of odd extents, with the output NaN-poisoned first (overwrite) or holding
 // random values (sum_into). The combinations are looped inside a few tests to keep CI fast.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
 #include <sstream>
 
 #include "contract_test_util.hpp"
@@ -29,8 +34,7 @@ bool applies(ContractAlgorithm a) {
 #endif
     case ContractAlgorithm::Mma:
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
-      return Family == 2 && std::is_same_v<Exec, grain::Cuda> && std::is_same_v<T, double> &&
-             std::is_same_v<Layout, grain::LayoutLeft>;
+      return Family == 2 && std::is_same_v<Exec, grain::Cuda> && std::is_same_v<Layout, grain::LayoutLeft>;
 #else
       return false;
 #endif
@@ -192,5 +196,61 @@ GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0
 GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }
 GRAIN_BACKEND_TEST(Contract, FieldFieldEveryAlgorithm) { check_family<TypeParam, 2>(); }
+
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+// mma in float (3xTF32) at a Q4-sized cell (L = R = 125, K = 216: 4 x 4 output tiles, the last
+// ones partial; 19 cells: a partial cell group), on inputs spanning 2^-12 to 2^12, against a
+// double loop, within the suite's fp32 bound. The test also computes what one plain TF32 pass
+// (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
+// fails if the big/small split is lost.
+TEST(ContractMma, FloatMatchesDoubleReference) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  constexpr std::size_t C = 19, F = 125, K = 216;
+  using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
+  using DV = grain::View<float***, grain::LayoutLeft, grain::CudaSpace>;
+  HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
+  std::mt19937_64 g(77);
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  std::uniform_int_distribution<int> ex(-12, 12), sign(0, 1);
+  auto draw = [&] { return (sign(g) ? -1.0f : 1.0f) * std::ldexp(u(g), ex(g)); };
+  for (std::size_t i = 0; i < hl.size(); ++i) hl.data()[i] = draw();
+  for (std::size_t i = 0; i < hr.size(); ++i) hr.data()[i] = draw();
+  DV dl("left_d", C, F, K), dr("right_d", C, F, K), dout("out_d", C, F, F);
+  grain::deep_copy(dl, hl);
+  grain::deep_copy(dr, hr);
+  grain::ContractOptions opt;
+  opt.algorithm = ContractAlgorithm::Mma;
+  grain::contract_field_field_scalar(dout, dl, dr, opt);
+  grain::deep_copy(ho, dout);
+  auto tf32 = [](float x) {  // round to nearest (ties away), 10 explicit mantissa bits
+    std::uint32_t b;
+    std::memcpy(&b, &x, 4);
+    b = (b + 0x1000u) & ~0x1fffu;
+    float y;
+    std::memcpy(&y, &b, 4);
+    return double(y);
+  };
+  double worst = 0, worst_tf32 = 0;  // in units of the bound
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t l = 0; l < F; ++l)
+      for (std::size_t r = 0; r < F; ++r) {
+        double ref = 0, mag = 0, one_pass = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const double p = double(hl(c, l, k)) * double(hr(c, r, k));
+          ref += p;
+          mag += std::abs(p);
+          one_pass += tf32(hl(c, l, k)) * tf32(hr(c, r, k));
+        }
+        const double err = std::abs(double(ho(c, l, r)) - ref);
+        worst = std::max(worst, err / tol_for<float>(K, mag));
+        worst_tf32 = std::max(worst_tf32, std::abs(one_pass - ref) / tol_for<float>(K, mag));
+        ASSERT_LE(err, tol_for<float>(K, mag)) << "out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
+                                               << ", double reference " << ref;
+      }
+  std::printf("[ contract ] mma float: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", worst,
+              worst_tf32);
+  EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
+}
+#endif
 
 }  // namespace

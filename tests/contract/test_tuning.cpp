@@ -373,8 +373,8 @@ grain::impl::ContractProblem<T> field_field_left(grain::index_type C, grain::ind
 }
 }  // namespace
 
-// The GPU model for LayoutLeft FieldField (no tuning file): mma for double cells of 16 or more
-// fields when they give it 256 blocks, block for float and for small cells, flat when block
+// The GPU model for LayoutLeft FieldField (no tuning file): mma for cells of 16 or more fields
+// when they give it 256 blocks (DMMA in double, 3xTF32 in float), block for small cells, flat when block
 // would have too few threads.
 TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EnvGuard guard;
@@ -383,7 +383,8 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   using grain::impl::contract_auto_algorithm;
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 27, 27), ContractExec::Cuda), ContractAlgorithm::Mma);
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   // 64 cells of 64 x 64: 8 cell groups x 4 tiles = 32 mma blocks, 4096 block threads -> flat.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Flat);
@@ -413,8 +414,9 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
     p.canonicalize();
     return contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  EXPECT_EQ(df(500000, 8, 8, true), ContractAlgorithm::Block);      // Q1: short rows, many cells
-  EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Block);   // Q2 float
+  EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Block);    // Q1 float: short rows, many cells
+  EXPECT_EQ(df(1000000, 8, 8, true), ContractAlgorithm::Flat);      // Q1 double
+  EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Flat);    // Q2 float
   EXPECT_EQ(df(180000, 27, 27, true), ContractAlgorithm::Flat);     // Q2 double
   EXPECT_EQ(df(4096, 8, 512, true), ContractAlgorithm::Flat);       // long rows: block lost 19x
   EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs

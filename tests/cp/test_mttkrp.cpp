@@ -111,6 +111,7 @@ void check_all_shapes() {
     check_case<Exec, double>({3, 4, 5, 3, 5}, R, seed++);
   }
   check_case<Exec, double>({7, 5, 9}, 70, seed++);  // two R blocks of the team and perm kernels
+  check_case<Exec, double>({3, 6, 5, 4}, 150, seed++);  // three passes, the last one partial
   check_case<Exec, float>({7, 5, 9}, 17, seed++);
   check_case<Exec, float>({3, 6, 5, 4}, 64, seed++);
 }

@@ -19,8 +19,10 @@ ContractAlgorithm contract_run(const ContractProblem<double>& p, ContractAlgorit
 // cuBLAS strided-batched GEMM (src/contract/blas_cuda.cu). Preconditions checked by the engine.
 void contract_blas_cuda(const ContractProblem<float>& p);
 void contract_blas_cuda(const ContractProblem<double>& p);
-// FP64 tensor cores over cells-fastest operands (src/contract/mma_cuda.cu); double only.
+// Tensor cores over cells-fastest operands (src/contract/mma_cuda.cu): DMMA in double, 3xTF32
+// in float.
 void contract_mma_cuda(const ContractProblem<double>& p);
+void contract_mma_cuda(const ContractProblem<float>& p);
 #endif
 
 }  // namespace grain::impl

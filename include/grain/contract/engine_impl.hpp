@@ -71,7 +71,7 @@ ContractAlgorithm contract_run_impl(const ContractProblem<T>& p, ContractAlgorit
       if (a == ContractAlgorithm::Blas && p.K > 0) {
         contract_blas_cuda(p);
       } else if (a == ContractAlgorithm::Mma && p.K > 0) {
-        if constexpr (std::is_same_v<T, double>) contract_mma_cuda(p);  // double only (not_applicable)
+        contract_mma_cuda(p);
       } else {
         contract_run_on<Cuda>(p, a);
       }

@@ -9,23 +9,24 @@
 //   blas                                                    FieldField on Cuda, LayoutRight
 //                                                           left/right/out (cuBLAS needs
 //                                                           unit-stride rows)
-//   mma                                                     FieldField on Cuda, double,
-//                                                           LayoutLeft left/right/out (cells
-//                                                           are the unit-stride index)
+//   mma                                                     FieldField on Cuda, LayoutLeft
+//                                                           left/right/out (cells are the
+//                                                           unit-stride index)
 //
 // Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
 //   CPU (Serial, OpenMP): flat — vectorized across cells (LayoutLeft) or along K (LayoutRight),
 //       split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
-//       docs/performance.md); in LayoutLeft, double, L, R >= 16: mma (FP64 tensor cores) when
+//       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
+//       3xTF32 in float) when
 //       its blocks (8 cells x 32 x 32 outputs) number at least 256; LayoutRight with smaller
 //       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read
 //       once per block (Q1: once in all), 3 to 6x ahead of flat on the H200 — unless the cells
 //       give block fewer than 8192 threads (long K), where flat is faster.
-//   GPU, DataField, LayoutLeft: block (1 x 8) when R <= 8 (or, in float, K <= 32), the rows are
-//       at most 576 bytes and the cells give it 65536 threads — the data row read once;
-//       team-small-k when K >= 1024 over fewer than 20000 outputs; else flat.
+//   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
+//       it 65536 threads — the data row read once; team-small-k when K >= 1024 over fewer than
+//       20000 outputs; else flat (a warp's 32 cells, the data row shared in L1 across fields).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
 //       team-small-k in double when K > 256.
@@ -73,8 +74,7 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
       return {};
     case ContractAlgorithm::Mma:
       if (family != 2) return "mma runs each cell's GEMM on tensor cores: FieldField kernels only";
-      if (e != ContractExec::Cuda) return "mma (FP64 tensor cores) runs on the GPU only: pass CudaSpace Views";
-      if (sizeof(T) != 8) return "mma uses the FP64 tensor cores: double only (float has no exact tensor-core path)";
+      if (e != ContractExec::Cuda) return "mma (tensor cores) runs on the GPU only: pass CudaSpace Views";
       if (!(p.a_c == 1 && p.b_c == 1 && (p.o_c == 1 || p.C <= 1)))
         return "mma needs LayoutLeft left, right and out (it reads neighbouring cells together; "
                "in LayoutRight take blas)";
@@ -96,7 +96,7 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
-    // LayoutLeft double: the FP64 tensor cores (mma), when the cells fill the GPU with its
+    // LayoutLeft: the tensor cores (mma: DMMA in double, 3xTF32 in float), when the cells fill the GPU with its
     // 8-cell x 32 x 32 blocks (H100, session 3: 1.5 to 2.4x ahead of block on Q2 to Q4).
     if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() &&
         (p.C + 7) / 8 * ((p.L + 31) / 32) * ((p.R + 31) / 32) >= 256)
@@ -114,14 +114,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   }
   if (p.cells_fastest()) {
     if (family == 1) {
-      // DataField, from `grain tune` on the H100 (150 DataField shapes, docs/contract-tuning-h100.txt)
-      // and the run-5 suite. block's 1 x 8 threads read the data row once: best with few fields
-      // (or a short K in float) when the rows are short (K up to 576 bytes) and the cells give it
-      // 65536 threads; past that its long per-thread loops over few threads lost by 2-110x.
+      // DataField, from the H100 (session 4 suite and `grain tune`, docs/performance.md). Since
+      // flat's threads of one cell group share the data row in L1, block's 1 x 8 threads win only
+      // in float with very short rows (K <= 16, R <= 8) over 65536 threads: DataFieldScalar Q1
+      // float, 1.18x; in double flat was ahead by 1.24-1.27x on every Q1 case.
       const index_type block_threads = p.C * ((p.R + 7) / 8);
-      if ((p.R <= 8 || (sizeof(T) == 4 && p.K <= 32)) && p.K * static_cast<index_type>(sizeof(T)) <= 576 &&
-          block_threads >= 65536)
-        return ContractAlgorithm::Block;
+      if (sizeof(T) == 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
       // Long K over few outputs: lanes split K (team-small-k was 1.2-4x ahead of flat there).
       if (p.K >= 1024 && p.C * p.R < 20000) return ContractAlgorithm::TeamSmallK;
       return ContractAlgorithm::Flat;

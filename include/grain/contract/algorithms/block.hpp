@@ -33,13 +33,7 @@ struct ContractBlockKernel {
   GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
     index_type c, bl, br;
     if (c_fast) {
-      const index_type cg = o % G;
-      index_type q = o / G;
-      br = q % nbr;
-      q /= nbr;
-      bl = q % nbl;
-      c = (q / nbl) * G + cg;
-      if (c >= p.C) return;
+      if (!split_cell_group<G>(o, p.C, nbl, nbr, c, bl, br)) return;
     } else {
       br = o % nbr;
       const index_type q = o / nbr;

@@ -39,6 +39,22 @@ GRAIN_FORCEINLINE_FUNCTION void split_output(const ContractProblem<T>& p, bool c
   }
 }
 
+// Unit-stride cells on a GPU: a group of G consecutive cells is the fastest index (a warp's loads
+// coalesce), then j < nj, then i < ni, then the group, so the threads that share a cell's rows run
+// in the same or neighbouring thread blocks and meet in L1. Returns false past the last cell (the
+// range is padded to whole groups).
+template <index_type G>
+GRAIN_FORCEINLINE_FUNCTION bool split_cell_group(index_type o, index_type C, index_type ni, index_type nj,
+                                                 index_type& c, index_type& i, index_type& j) {
+  const index_type cg = o % G;
+  index_type q = o / G;
+  j = q % nj;
+  q /= nj;
+  i = q % ni;
+  c = (q / ni) * G + cg;
+  return c < C;
+}
+
 inline int round_up_warp(index_type n) {
   const index_type w = (n + 31) / 32 * 32;
   return static_cast<int>(std::min<index_type>(std::max<index_type>(w, 32), 256));
