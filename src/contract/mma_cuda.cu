@@ -14,8 +14,8 @@
 // tile of their outputs:
 //   * staging: every thread copies elements global -> shared with cp.async, mapped so that 8
 //     neighbouring threads read 8 neighbouring cells (64 contiguous bytes in double, 32 in
-//     float), in a 4-stage pipeline over chunks of KC contracted indices (zero-filled past L,
-//     R, K and C);
+//     float), in a pipeline of 4 (double) or 2 (float) stages of KC contracted indices
+//     (zero-filled past L, R, K and C);
 //   * compute: warp w owns cell w's 32 x 32 tile (32 accumulators per thread): per chunk it loads
 //     its left and right fragments from shared memory and issues 16 DMMAs per 4 indices (double)
 //     or 8 x 3 TF32 MMAs per 8 indices (float);
@@ -246,25 +246,38 @@ __global__ void __launch_bounds__(kThreads, 2)
   const index_type c0 = group * kCells, l0 = (t / tiles_r) * kTile, r0 = (t % tiles_r) * kTile;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
-  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j.
+  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j (j < J).
+  // What does not change along K is computed once: the first row of each operand, the distance
+  // between this thread's rows and how many of them exist (none for a cell past C). Computing the
+  // addresses and bounds per copy kept the integer pipe half busy (Nsight Compute, session 4).
+  constexpr int J = kTile / S::row_step;
   const int s_cell = tid % kCells, s_k = (tid / kCells) % KC, s_row = tid / (kCells * KC);
   const index_type c = c0 + s_cell;
   const bool c_ok = c < p.C;
-  const T* a_cell = p.a + (c_ok ? c : 0) * p.a_c;
-  const T* b_cell = p.b + (c_ok ? c : 0) * p.b_c;
+  const index_type c_in = c_ok ? c : 0;
+  const T* a_row = p.a + c_in * p.a_c + (l0 + s_row) * p.a_l;
+  const T* b_row = p.b + c_in * p.b_c + (r0 + s_row) * p.b_r;
+  const index_type a_step = S::row_step * p.a_l, b_step = S::row_step * p.b_r;
+  auto rows_in = [&](index_type left) -> int {  // j with s_row + row_step j < left
+    if (!c_ok || left <= s_row) return 0;
+    const index_type n = (left - s_row + S::row_step - 1) / S::row_step;
+    return n < J ? static_cast<int>(n) : J;
+  };
+  const int na = rows_in(p.L - l0), nb = rows_in(p.R - r0);
+  T* const s_base = smem + s_cell * S::cell_stride + s_k + s_row * S::row_stride;
   auto stage = [&](int buf, index_type k0) {
     const index_type k = k0 + s_k;
-    const bool k_ok = c_ok && k < p.K;
-    const index_type ak = k_ok ? p.a_k(k) : 0, bk = k_ok ? p.b_k(k) : 0;
-    T* sa = smem + buf * S::stage + s_cell * S::cell_stride + s_k;
+    const bool k_ok = k < p.K;
+    const T* ak = a_row + (k_ok ? p.a_k(k) : 0);
+    const T* bk = b_row + (k_ok ? p.b_k(k) : 0);
+    T* sa = s_base + buf * S::stage;
     T* sb = sa + S::operand;
     constexpr int bytes = static_cast<int>(sizeof(T));
 #pragma unroll
-    for (int j = 0; j < kTile / S::row_step; ++j) {
-      const int row = s_row + S::row_step * j;
-      const bool la = k_ok && l0 + row < p.L, rb = k_ok && r0 + row < p.R;
-      cp_async(sa + row * S::row_stride, la ? a_cell + (l0 + row) * p.a_l + ak : p.a, la ? bytes : 0);
-      cp_async(sb + row * S::row_stride, rb ? b_cell + (r0 + row) * p.b_r + bk : p.b, rb ? bytes : 0);
+    for (int j = 0; j < J; ++j) {
+      const bool la = k_ok && j < na, rb = k_ok && j < nb;
+      cp_async(sa + j * S::row_step * S::row_stride, la ? ak + j * a_step : p.a, la ? bytes : 0);
+      cp_async(sb + j * S::row_step * S::row_stride, rb ? bk + j * b_step : p.b, rb ? bytes : 0);
     }
   };
 
@@ -336,13 +349,15 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (blocks > 0x7fffffff)
     throw_error(fn, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
   if constexpr (std::is_same_v<T, double>) {
-    // 4 contracted indices per stage, 4 stages: measured on the H100 (session 3) against 8 x 2,
-    // 4 x 6, 8 x 3 and 8 x 4 — equal to 8 x 2 within 10%, the deeper ones 10-35% slower
-    // (docs/performance.md).
+    // 4 contracted indices per stage, 4 stages: measured on the H100 (sessions 3 and 4) against
+    // 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4 — 4 x 3 within 3%, the others 3-35% slower; shapes
+    // whose shared memory allows one block per SM lose (docs/performance.md).
     launch_mma<double, 4, 4>(p, blocks, tiles_l, tiles_r);
   } else {
-    // One m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 4 stages.
-    launch_mma<float, 8, 4>(p, blocks, tiles_l, tiles_r);
+    // One m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2 stages:
+    // 2-9% ahead of 4 stages (3 stages were even with 4); 16 indices per stage (one block per SM)
+    // lost 20-35%, and three blocks per SM (80 registers, spills) gained nothing (H100, session 4).
+    launch_mma<float, 8, 2>(p, blocks, tiles_l, tiles_r);
   }
 }
 

@@ -386,8 +386,12 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
-  // 64 cells of 64 x 64: 8 cell groups x 4 tiles = 32 mma blocks, 4096 block threads -> flat.
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Flat);
+  // Few cells with a long K: still mma (the H100 tune: 2-3x ahead of block and flat).
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Mma);
+  // K = 8: block, except double cells of up to 64 x 64.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(100000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 125, 8), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Mma);
   // On the CPU: flat.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Flat);
 }

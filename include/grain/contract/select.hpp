@@ -19,8 +19,7 @@
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
-//       3xTF32 in float) when
-//       its blocks (8 cells x 32 x 32 outputs) number at least 256; LayoutRight with smaller
+//       3xTF32 in float) when K >= 16, or in double with L, R <= 64; LayoutRight with smaller
 //       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read
 //       once per block (Q1: once in all), 3 to 6x ahead of flat on the H200 — unless the cells
 //       give block fewer than 8192 threads (long K), where flat is faster.
@@ -96,10 +95,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
-    // LayoutLeft: the tensor cores (mma: DMMA in double, 3xTF32 in float), when the cells fill the GPU with its
-    // 8-cell x 32 x 32 blocks (H100, session 3: 1.5 to 2.4x ahead of block on Q2 to Q4).
+    // LayoutLeft: the tensor cores (mma: DMMA in double, 3xTF32 in float). `grain tune` on the
+    // H100 (session 4) found mma fastest in every L, R >= 16 shape with K >= 16, by up to 3.2x
+    // also with few cells (87 cells of 125 x 125); at K = 8 block won in float (7-36%) and in
+    // double at 125 x 125 (1.56x), where mma's 8-index stages are mostly padding.
     if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() &&
-        (p.C + 7) / 8 * ((p.L + 31) / 32) * ((p.R + 31) / 32) >= 256)
+        (p.K >= 16 || (sizeof(T) == 8 && p.L <= 64 && p.R <= 64)))
       return ContractAlgorithm::Mma;
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
     // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
