@@ -133,15 +133,22 @@ __device__ __forceinline__ void split_tf32(float x, std::uint32_t& big, std::uin
 #endif
 }
 
-// A warp's 32 x 32 tile of one cell, in double: 4 x 4 DMMA tiles of 8 x 8.
-struct DmmaTile {
-  double acc[4][4][2];
+// A warp's accumulators: I x J MMA tiles of E results per lane.
+template <class T, int I, int J, int E>
+struct MmaAccumulators {
+  T acc[I][J][E];
   __device__ __forceinline__ void zero() {
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < I; ++i)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+      for (int j = 0; j < J; ++j)
+#pragma unroll
+        for (int e = 0; e < E; ++e) acc[i][j][e] = T(0);
   }
+};
+
+// A warp's 32 x 32 tile of one cell, in double: 4 x 4 DMMA tiles of 8 x 8.
+struct DmmaTile : MmaAccumulators<double, 4, 4, 2> {
   // fa, fb: this lane's fragment element (row lane/4, index lane%4) of the stage's left and right
   // operands; KC contracted indices, rows rs apart.
   template <int KC, int rs>
@@ -175,16 +182,7 @@ struct DmmaTile {
 };
 
 // The same tile in float: 2 x 4 TF32 tiles of 16 x 8, each product as three MMAs (3xTF32).
-struct Tf32x3Tile {
-  float acc[2][4][4];
-  __device__ __forceinline__ void zero() {
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
-  }
+struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
   template <int KC, int rs>
   __device__ __forceinline__ void multiply(const float* fa, const float* fb) {
 #pragma unroll
