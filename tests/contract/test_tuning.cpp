@@ -424,4 +424,35 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(180000, 27, 27, true), ContractAlgorithm::Flat);     // Q2 double
   EXPECT_EQ(df(4096, 8, 512, true), ContractAlgorithm::Flat);       // long rows: block lost 19x
   EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs
+  EXPECT_EQ(df(276, 125, 1944, true), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 double
+  EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
+}
+
+// The GPU model for LayoutLeft DataData (no tuning file): flat, except long float rows over a
+// few hundred thousand cells.
+TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  using grain::impl::contract_auto_algorithm;
+  auto dd = [](grain::index_type C, grain::index_type K, auto zero) {
+    grain::impl::ContractProblem<decltype(zero)> p;
+    p.kernel = ContractKernel::DataDataScalar;
+    p.C = C;
+    p.x[2] = K;
+    p.ax[2] = p.bx[2] = C;
+    p.a_c = p.b_c = p.o_c = 1;
+    p.canonicalize();
+    return contract_auto_algorithm(p, ContractExec::Cuda);
+  };
+  EXPECT_EQ(dd(207126, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataDataVector Q4 float
+  EXPECT_EQ(dd(103563, 648, 0.0), ContractAlgorithm::Flat);         // the same in double
+  EXPECT_EQ(dd(69042, 1944, 0.0f), ContractAlgorithm::Flat);        // DataDataTensor Q4 float
+  EXPECT_EQ(dd(4971026, 27, 0.0f), ContractAlgorithm::Flat);        // short rows
+  // The CPU keeps flat.
+  grain::impl::ContractProblem<float> h;
+  h.kernel = ContractKernel::DataDataScalar;
+  h.C = 207126, h.x[2] = 648, h.ax[2] = h.bx[2] = 207126, h.a_c = h.b_c = h.o_c = 1;
+  h.canonicalize();
+  EXPECT_EQ(contract_auto_algorithm(h, ContractExec::OpenMP), ContractAlgorithm::Flat);
 }

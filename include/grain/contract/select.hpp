@@ -24,9 +24,11 @@
 //       once per block (Q1: once in all), 3 to 6x ahead of flat on the H200 — unless the cells
 //       give block fewer than 8192 threads (long K), where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
-//       it 65536 threads — the data row read once; team-small-k when K >= 1024 over fewer than
-//       20000 outputs; else flat (a warp's 32 cells, the data row shared in L1 across fields).
-//   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces.
+//       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
+//       when K >= 1024 over fewer than 50000 outputs; else flat (a warp's 32 cells, the data row
+//       shared in L1 across fields).
+//   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
+//       except team-small-k in float for K >= 512 over 100000-400000 cells.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
 //       team-small-k in double when K > 256.
 #pragma once
@@ -118,13 +120,19 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // DataField, from the H100 (session 4 suite and `grain tune`, docs/performance.md). Since
       // flat's threads of one cell group share the data row in L1, block's 1 x 8 threads win only
       // in float with very short rows (K <= 16, R <= 8) over 65536 threads: DataFieldScalar Q1
-      // float, 1.18x; in double flat was ahead by 1.24-1.27x on every Q1 case.
+      // float, 1.03-1.18x; in double flat was ahead by 1.26-1.38x on every Q1 case.
       const index_type block_threads = p.C * ((p.R + 7) / 8);
       if (sizeof(T) == 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
-      // Long K over few outputs: lanes split K (team-small-k was 1.2-4x ahead of flat there).
-      if (p.K >= 1024 && p.C * p.R < 20000) return ContractAlgorithm::TeamSmallK;
+      // Long K over few outputs: 8 slices of K per 32-cell group (team-small-k's LayoutLeft form,
+      // 1.22x ahead of flat on DataFieldTensor Q4 double, 34500 outputs; even at 69000).
+      if (p.K >= 1024 && p.C * p.R < 50000) return ContractAlgorithm::TeamSmallK;
       return ContractAlgorithm::Flat;
     }
+    // DataData: flat, except long rows of float over a few hundred thousand cells, where the
+    // K-split team (8 slices per 32 cells) keeps more loads in flight: DataDataVector Q4 float
+    // 1.06x, DataDataTensor Q3 float 1.02x (H100, session 4); in double and at 69000 cells flat
+    // was ahead or even.
+    if (sizeof(T) == 4 && p.K >= 512 && p.C >= 100000 && p.C <= 400000) return ContractAlgorithm::TeamSmallK;
     return ContractAlgorithm::Flat;
   }
   // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K

@@ -10,6 +10,12 @@
 //               256 / G outputs, each reduced by G = pow2(min(K, 32)) vector lanes with warp
 //               shuffles. The study used atomics into a zeroed output; vector lanes need neither,
 //               are deterministic and honour sum_into.
+//               With cells as the unit-stride index (LayoutLeft) lanes on K would read one
+//               element per sector, so there the split moves up a level: a team takes 32
+//               consecutive cells of one (l, r) and S = 8 slices of K; thread (cell, slice) sums
+//               its slice with coalesced loads, and the slices are added in scratch in a fixed
+//               order (deterministic). This is what long K over few outputs needs on the GPU:
+//               8x the threads of `flat`, each with an eighth of the loop.
 //
 // The team sizes above are the GPU's; on the CPU a team is one thread and its vector ranges are
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
@@ -96,6 +102,45 @@ struct ContractTeamSmallKKernel {
   }
 };
 
+template <class T>
+struct ContractTeamSmallKCellsKernel {
+  ContractProblem<T> p;
+  int slices;  // of K, per cell
+  static constexpr index_type G = 32;  // cells per team
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    // r fastest, then l, then the cell group.
+    const index_type r = m.league_rank() % p.R, q = m.league_rank() / p.R;
+    const index_type l = q % p.L, g = q / p.L;
+    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(G * slices));
+    const index_type per = (p.K + slices - 1) / slices;
+    const ContractProblem<T>& pp = p;
+    parallel_for(TeamThreadRange(m, G * slices), [&](index_type t) {
+      const index_type c = g * G + t % G, s = t / G;
+      const index_type k0 = s * per, k1 = k0 + per < pp.K ? k0 + per : pp.K;
+      T v = T(0);
+      if (c < pp.C && k0 < k1) {
+        const T* a = pp.a + c * pp.a_c + l * pp.a_l;
+        const T* b = pp.b + c * pp.b_c + r * pp.b_r;
+        if (pp.K1 == 1) {
+          v = dot_strided(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, k1 - k0);
+        } else {
+          for (index_type k = k0; k < k1; ++k) v += a[pp.a_k(k)] * b[pp.b_k(k)];
+        }
+      }
+      part[t] = v;
+    });
+    m.team_barrier();
+    parallel_for(TeamThreadRange(m, G), [&](index_type t) {
+      const index_type c = g * G + t;
+      if (c >= pp.C) return;
+      T sum = part[t];
+      for (int s = 1; s < slices; ++s) sum += part[t + s * G];
+      pp.store(c, l, r, sum);
+    });
+  }
+};
+
 template <class Exec, class T, int Depth>
 void contract_team_depth(const ContractProblem<T>& p) {
   const index_type nthr = Depth == 1 ? p.x[2] : p.x[1] * p.x[2];
@@ -112,6 +157,15 @@ void contract_team_stride(const ContractProblem<T>& p) {
 
 template <class Exec, class T>
 void contract_team_small_k(const ContractProblem<T>& p) {
+  if (p.cells_fastest()) {
+    using K = ContractTeamSmallKCellsKernel<T>;
+    const int slices = is_host_execution_space_v<Exec> ? 1 : 8;  // a host team is one thread
+    const index_type league = (p.C + K::G - 1) / K::G * p.L * p.R;
+    auto policy = contract_team_policy<Exec>(league, static_cast<int>(K::G) * slices);
+    policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices) * sizeof(T)));
+    parallel_for(policy, K{p, slices});
+    return;
+  }
   const index_type outputs = p.C * p.L * p.R;
   int lanes = 1;
   while (lanes < p.K && lanes < 32) lanes *= 2;
