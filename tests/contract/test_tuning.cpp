@@ -386,8 +386,16 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
-  // Few cells with a long K: still mma (the H100 tune: 2-3x ahead of block and flat).
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Mma);
+  // Few cells with a long K: still mma when it gets 64 blocks (the H100 tune: 2-3x ahead of block
+  // and flat at 170 cells of 64 x 64), flat below that (134 cells of 27 x 27: 17 blocks).
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(170, 64, 1536), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(134, 27, 4608), ContractExec::Cuda), ContractAlgorithm::Flat);
+  // Small cells: the K-split team for K >= 1536, flat for 4 x 4 cells with K >= 192.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(910, 4, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(910, 8, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(8192, 4, 512), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(174762, 4, 24), ContractExec::Cuda), ContractAlgorithm::Block);
   // K = 8: block, except double cells of up to 64 x 64.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(100000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 125, 8), ContractExec::Cuda), ContractAlgorithm::Block);
@@ -422,14 +430,14 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(1000000, 8, 8, true), ContractAlgorithm::Flat);      // Q1 double
   EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Flat);    // Q2 float
   EXPECT_EQ(df(180000, 27, 27, true), ContractAlgorithm::Flat);     // Q2 double
-  EXPECT_EQ(df(4096, 8, 512, true), ContractAlgorithm::Flat);       // long rows: block lost 19x
+  EXPECT_EQ(df(4096, 8, 512, true), ContractAlgorithm::TeamSmallK); // long rows, 32768 outputs
   EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs
   EXPECT_EQ(df(276, 125, 1944, true), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 double
   EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
 }
 
-// The GPU model for LayoutLeft DataData (no tuning file): flat, except long float rows over a
-// few hundred thousand cells.
+// The GPU model for LayoutLeft DataData (no tuning file): flat, except long rows over few cells
+// or, in float, over a few hundred thousand cells.
 TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -448,6 +456,8 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EXPECT_EQ(dd(207126, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataDataVector Q4 float
   EXPECT_EQ(dd(103563, 648, 0.0), ContractAlgorithm::Flat);         // the same in double
   EXPECT_EQ(dd(69042, 1944, 0.0f), ContractAlgorithm::Flat);        // DataDataTensor Q4 float
+  EXPECT_EQ(dd(34521, 1944, 0.0), ContractAlgorithm::TeamSmallK);   // DataDataTensor Q4 double
+  EXPECT_EQ(dd(3640, 4608, 0.0), ContractAlgorithm::TeamSmallK);    // tune: 4.4x ahead of flat
   EXPECT_EQ(dd(4971026, 27, 0.0f), ContractAlgorithm::Flat);        // short rows
   // The CPU keeps flat.
   grain::impl::ContractProblem<float> h;

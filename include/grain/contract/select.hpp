@@ -19,16 +19,17 @@
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
-//       3xTF32 in float) when K >= 16, or in double with L, R <= 64; LayoutRight with smaller
-//       cells (Q1): flat; otherwise (LayoutLeft) block — register-blocked, each input row read
-//       once per block (Q1: once in all), 3 to 6x ahead of flat on the H200 — unless the cells
-//       give block fewer than 8192 threads (long K), where flat is faster.
+//       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 64 blocks;
+//       LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft) team-small-k when
+//       K >= 1536, flat for cells of at most 4 x 4 with K >= 192, block — register-blocked, each
+//       input row read once per block (Q1: once in all) — unless the cells give block fewer
+//       than 8192 threads, where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
-//       when K >= 1024 over fewer than 50000 outputs; else flat (a warp's 32 cells, the data row
+//       when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the data row
 //       shared in L1 across fields).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
-//       except team-small-k in float for K >= 512 over 100000-400000 cells.
+//       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
 //       team-small-k in double when K > 256.
 #pragma once
@@ -101,7 +102,9 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // H100 (session 4) found mma fastest in every L, R >= 16 shape with K >= 16, by up to 3.2x
     // also with few cells (87 cells of 125 x 125); at K = 8 block won in float (7-36%) and in
     // double at 125 x 125 (1.56x), where mma's 8-index stages are mostly padding.
-    if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() &&
+    // Below 64 blocks (e.g. 134 cells of 27 x 27 with K = 4608: 17 blocks) flat was 1.17x ahead.
+    const index_type mma_blocks = (p.C + 7) / 8 * ((p.L + 31) / 32) * ((p.R + 31) / 32);
+    if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() && mma_blocks >= 64 &&
         (p.K >= 16 || (sizeof(T) == 8 && p.L <= 64 && p.R <= 64)))
       return ContractAlgorithm::Mma;
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
@@ -111,8 +114,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // 8192 such threads (~3% of an H100/H200's resident threads) flat's one thread per output
     // wins. `grain tune` on the H200 found flat 1.1-5.2x faster in every such sweep shape
     // (docs/contract-tuning-h200.txt).
+    // The H100 tune (session 4) refined the small-cell LayoutLeft case: with K >= 1536 the K-split
+    // team (team-small-k's LayoutLeft form) was 1.09-2.95x ahead of flat and block; with cells of
+    // at most 4 x 4 and K >= 192, flat was 1.09-2.47x ahead of block.
+    if (!big && p.cells_fastest() && p.K >= 1536) return ContractAlgorithm::TeamSmallK;
     const index_type block_threads = ((p.L + 7) / 8) * ((p.R + 7) / 8) * p.C;
-    if (block_threads < 8192) return ContractAlgorithm::Flat;
+    if (block_threads < 8192 || (p.L * p.R <= 16 && p.K >= 192)) return ContractAlgorithm::Flat;
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
@@ -123,16 +130,19 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // float, 1.03-1.18x; in double flat was ahead by 1.26-1.38x on every Q1 case.
       const index_type block_threads = p.C * ((p.R + 7) / 8);
       if (sizeof(T) == 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
-      // Long K over few outputs: 8 slices of K per 32-cell group (team-small-k's LayoutLeft form,
-      // 1.22x ahead of flat on DataFieldTensor Q4 double, 34500 outputs; even at 69000).
-      if (p.K >= 1024 && p.C * p.R < 50000) return ContractAlgorithm::TeamSmallK;
+      // Long K over few outputs: 8 slices of K per 32-cell group (team-small-k's LayoutLeft form).
+      // The H100 tune (session 4): 1.04-1.24x ahead of flat in every shape with K >= 512 and at
+      // most 66000 outputs; the suite: 1.22x on DataFieldTensor Q4 double (34500 outputs), even at
+      // 69000, behind by 4-18% at 100000 and more.
+      if (p.K >= 512 && p.C * p.R <= 70000) return ContractAlgorithm::TeamSmallK;
       return ContractAlgorithm::Flat;
     }
-    // DataData: flat, except long rows of float over a few hundred thousand cells, where the
-    // K-split team (8 slices per 32 cells) keeps more loads in flight: DataDataVector Q4 float
-    // 1.06x, DataDataTensor Q3 float 1.02x (H100, session 4); in double and at 69000 cells flat
-    // was ahead or even.
-    if (sizeof(T) == 4 && p.K >= 512 && p.C >= 100000 && p.C <= 400000) return ContractAlgorithm::TeamSmallK;
+    // DataData: flat, except long rows, where the K-split team (8 slices per 32 cells) keeps more
+    // loads in flight (H100, session 4): under 40000 cells with K >= 512 it was 1.02-4.4x ahead
+    // (tune), and in float over 100000-400000 cells 1.02-1.06x (DataDataVector Q4, DataDataTensor
+    // Q3); in double above 40000 cells and at 69000 float cells flat was ahead or even.
+    if (p.K >= 512 && (p.C < 40000 || (sizeof(T) == 4 && p.C >= 100000 && p.C <= 400000)))
+      return ContractAlgorithm::TeamSmallK;
     return ContractAlgorithm::Flat;
   }
   // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K
