@@ -37,7 +37,8 @@ constexpr int kThreads = kCells * 32;
 constexpr int kTile = 32;                    // a warp's outputs: kTile x kTile of one cell
 // Results: a lane writes 2 elements of row lane/4 (8-byte stores in float, 16-byte in double);
 // a row stride of 40 elements puts the 8 rows of a store phase in distinct banks, and a cell
-// stride of 40 * 32 + 8 / sizeof(T) words apart the 8 cells of the cell-contiguous read-back.
+// stride of 40 * 32 + 2 (double) or + 4 (float) elements sets the 8 cells of the cell-contiguous
+// read-back 4 words apart.
 constexpr int kOutRow = kTile + 8;
 template <class T>
 constexpr int out_cell() { return kTile * kOutRow + (sizeof(T) == 8 ? 2 : 4); }

@@ -110,14 +110,13 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
     // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
     if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;
+    // Small LayoutLeft cells with K >= 1536: the K-split team (team-small-k's LayoutLeft form) was
+    // 1.09-2.95x ahead of flat and block in the H100 tune (session 4).
+    if (!big && p.cells_fastest() && p.K >= 1536) return ContractAlgorithm::TeamSmallK;
     // Too few cells for block's one-thread-per-8x8-block (long K at a fixed memory budget): under
     // 8192 such threads (~3% of an H100/H200's resident threads) flat's one thread per output
-    // wins. `grain tune` on the H200 found flat 1.1-5.2x faster in every such sweep shape
-    // (docs/contract-tuning-h200.txt).
-    // The H100 tune (session 4) refined the small-cell LayoutLeft case: with K >= 1536 the K-split
-    // team (team-small-k's LayoutLeft form) was 1.09-2.95x ahead of flat and block; with cells of
-    // at most 4 x 4 and K >= 192, flat was 1.09-2.47x ahead of block.
-    if (!big && p.cells_fastest() && p.K >= 1536) return ContractAlgorithm::TeamSmallK;
+    // wins (`grain tune` on the H200: 1.1-5.2x in every such sweep shape); so does it for cells
+    // of at most 4 x 4 with K >= 192 (H100 tune, session 4: 1.09-2.47x ahead of block).
     const index_type block_threads = ((p.L + 7) / 8) * ((p.R + 7) / 8) * p.C;
     if (block_threads < 8192 || (p.L * p.R <= 16 && p.K >= 192)) return ContractAlgorithm::Flat;
     return ContractAlgorithm::Block;

@@ -166,13 +166,14 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     parallel_for(policy, K{p, slices});
     return;
   }
+  // Lanes over K: K or r is the unit-stride index here, never the cell.
   const index_type outputs = p.C * p.L * p.R;
   int lanes = 1;
   while (lanes < p.K && lanes < 32) lanes *= 2;
   const int per_team = is_host_execution_space_v<Exec> ? 1 : 256 / lanes;
   const index_type league = (outputs + per_team - 1) / per_team;
   parallel_for(contract_team_policy<Exec>(league, per_team, lanes),
-               ContractTeamSmallKKernel<T>{p, p.cells_fastest(), outputs});
+               ContractTeamSmallKKernel<T>{p, false, outputs});
 }
 
 }  // namespace grain::impl
