@@ -149,8 +149,8 @@ void check_device_memory(const SparseTensor<T>& X, int R, bool perms) {
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
   if constexpr (std::is_same_v<Exec, Cuda>) {
     double need = static_cast<double>(X.bytes());
-    // Per mode: the permutation and the copy of the tensor stored in that order.
-    if (perms) need += static_cast<double>(X.nnz()) * sizeof(index_type) * X.ndims() + double(X.bytes()) * X.ndims();
+    // Per mode: the permutation and the copies of the tensor stored in perm's and tiled's orders.
+    if (perms) need += static_cast<double>(X.nnz()) * sizeof(index_type) * X.ndims() + 2.0 * double(X.bytes()) * X.ndims();
     for (int m = 0; m < X.ndims(); ++m) need += 2.0 * X.dim(m) * R * sizeof(T);
     std::size_t free_b = 0, total_b = 0;
     impl::cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -220,7 +220,8 @@ int cp_als_on(const Args& a, const std::string& file) {
     std::fclose(f);
   }
   auto H = load_tensor<T>(file, a.value("--dims", ""));
-  check_device_memory<Exec, T>(H, R, o.mttkrp == MttkrpAlgorithm::Perm || o.mttkrp == MttkrpAlgorithm::Auto);
+  check_device_memory<Exec, T>(H, R, o.mttkrp == MttkrpAlgorithm::Perm || o.mttkrp == MttkrpAlgorithm::Tiled ||
+                                        o.mttkrp == MttkrpAlgorithm::Auto);
   auto X = H.template to_space<Space>();
   cp::Ktensor<T, Space> M = init.empty()
                                 ? cp::random_ktensor<T, Space>(X.dims(), R, seed)
@@ -303,6 +304,8 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
   }
   const int reps = static_cast<int>(ranged_integer(a, "--reps", 10, 1, 10000));
   const int cp_iters = static_cast<int>(ranged_integer(a, "--cp-als-iters", 10, 0, 1000));
+  // The tiled algorithm's tile height (0: from its scratch budget).
+  const index_type tiled_rows = ranged_integer(a, "--tiled-rows", 0, 0, 1ll << 31);
   const bool verify = !a.has("--no-verify");
   const std::string json = a.value("--json", "");
   std::string name = a.value("--name", "");
@@ -343,6 +346,7 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
     auto KH = cp::random_ktensor<T, HostSpace>(H.dims(), R, 7);
     auto K = KH.template to_space<Space>();
     cp::MttkrpWorkspace<T, Space> ws;
+    ws.tiled_rows = tiled_rows;
     for (int n = 0; n < N; ++n) {
       std::vector<T> ref;
       if (verify) {
@@ -353,7 +357,7 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
       const MttkrpAlgorithm pick = cp::choose_mttkrp<Exec>(X, n, R);
       View<T**, LayoutRight, Space> out(WithoutInitializing, "mttkrp_out", X.dim(n), R);
       for (auto alg : {MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team, MttkrpAlgorithm::Perm,
-                       MttkrpAlgorithm::Privatized}) {
+                       MttkrpAlgorithm::Tiled, MttkrpAlgorithm::Privatized}) {
         // Private copies are a CPU algorithm: on the GPU they serialize each copy's nonzeros.
         if (alg == MttkrpAlgorithm::Privatized && !is_host_execution_space_v<Exec> && !a.has("--all")) continue;
         const bench::Timing t = bench::time_on<Exec>([&] { cp::mttkrp<Exec>(X, K, n, out, alg, &ws); }, reps, 1);
@@ -384,6 +388,12 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
         row.flops = 2.0 * double(N - 1) * R * double(X.nnz());
         row.extra = {{"N", double(N)}, {"mode", double(n + 1)}, {"nnz", double(X.nnz())},
                      {"I", double(X.dim(n))}};
+        if (alg == MttkrpAlgorithm::Tiled) {
+          const auto plan = cp::mttkrp_tiled_plan<T>(X.dims(), n, R, ws.tiled_rows);
+          row.extra.push_back({"staged_mode", double(plan.s + 1)});
+          row.extra.push_back({"tiles", double(plan.tiles)});
+          row.extra.push_back({"row_updates", cp::mttkrp_tiled_row_updates(X.dim(n), plan.tiles, X.nnz())});
+        }
         auto& added = rep.add(row);
         added.extra.push_back({"eff_GBps", added.GBps});
         added.extra.push_back({"copy_GBps", rep.copy_GBps});
@@ -482,7 +492,7 @@ int run_generate(const Args& a) {
 int run_bench_mttkrp(const Args& a) {
   std::vector<std::string> with_value = kGenerateOptions;
   with_value.insert(with_value.end(), {"--rank", "--backend", "--dtype", "--reps", "--json", "--name",
-                                       "--cp-als-iters"});
+                                       "--cp-als-iters", "--tiled-rows"});
   check_args(a, with_value, {"--no-verify", "--all"}, true);
   const std::string file = positional(a, with_value);
   if (!file.empty() && !a.value("--kind", "").empty())

@@ -13,7 +13,9 @@
 namespace grain::impl {
 
 void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
-                           std::int64_t dim, std::int64_t* perm) {
+                           std::int64_t dim, std::int64_t* perm, std::int64_t divisor) {
+  if (divisor < 1) throw_error("sort_permutation_host: key divisor ", divisor, " must be positive");
+  dim = (dim + divisor - 1) / divisor;  // the number of distinct keys
   int threads = 1;
 #if defined(GRAIN_ENABLE_OPENMP)
   threads = omp_get_max_threads();
@@ -32,7 +34,7 @@ void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std
 #endif
     const std::int64_t lo = nnz * t / threads, hi = nnz * (t + 1) / threads;
     std::int64_t* c = count.data() + static_cast<std::size_t>(t) * dim;
-    for (std::int64_t j = lo; j < hi; ++j) ++c[subs[j * nmodes + mode]];
+    for (std::int64_t j = lo; j < hi; ++j) ++c[subs[j * nmodes + mode] / divisor];
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp barrier
 #pragma omp single
@@ -49,7 +51,7 @@ void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std
           run += n;
         }
     }
-    for (std::int64_t j = lo; j < hi; ++j) perm[c[subs[j * nmodes + mode]]++] = j;
+    for (std::int64_t j = lo; j < hi; ++j) perm[c[subs[j * nmodes + mode] / divisor]++] = j;
   }
 }
 

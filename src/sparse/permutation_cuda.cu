@@ -11,12 +11,12 @@
 namespace grain::impl {
 namespace {
 
-__global__ void extract_mode_keys(const subscript_type* subs, int nmodes, int mode,
-                                  std::int64_t nnz, subscript_type* keys, std::int64_t* ids) {
+__global__ void extract_mode_keys(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
+                                  subscript_type divisor, subscript_type* keys, std::int64_t* ids) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < nnz;
        j += stride) {
-    keys[j] = subs[j * nmodes + mode];
+    keys[j] = subs[j * nmodes + mode] / divisor;
     ids[j] = j;
   }
 }
@@ -50,12 +50,16 @@ void gather_nonzeros_cuda(const subscript_type* subs, const void* vals, std::siz
 }
 
 void sort_permutation_cuda(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
-                           std::int64_t dim, std::int64_t* perm) {
+                           std::int64_t dim, std::int64_t* perm, std::int64_t divisor) {
+  if (divisor < 1 || divisor > std::int64_t(UINT32_MAX))
+    throw_error("sort_permutation_cuda: key divisor ", divisor, " outside [1, 2^32 - 1]");
   if (nnz == 0) return;
+  dim = (dim + divisor - 1) / divisor;  // the number of distinct keys
   View<subscript_type*, CudaSpace> keys(WithoutInitializing, "perm_keys", 2 * nnz);
   View<std::int64_t*, CudaSpace> ids(WithoutInitializing, "perm_ids", nnz);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>((nnz + 255) / 256, 65535 * 8));
-  extract_mode_keys<<<blocks, 256>>>(subs, nmodes, mode, nnz, keys.data(), ids.data());
+  extract_mode_keys<<<blocks, 256>>>(subs, nmodes, mode, nnz, static_cast<subscript_type>(divisor),
+                                     keys.data(), ids.data());
   cuda_check_launch("sort_permutation_cuda: key extraction");
   int end_bit = 1;
   while (end_bit < 32 && (std::int64_t(1) << end_bit) < dim) ++end_bit;

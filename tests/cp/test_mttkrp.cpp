@@ -84,18 +84,24 @@ void check_case(const std::vector<index_type>& dims, index_type R, std::uint64_t
     const auto ref = dense_mttkrp(H, A, n, R);
     double scale = 1;
     for (double v : ref) scale = std::max(scale, std::abs(v));
-    for (auto alg : {MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team, MttkrpAlgorithm::Perm,
-                     MttkrpAlgorithm::Privatized, MttkrpAlgorithm::Auto}) {
+    // The tiled algorithm runs twice: with its default tile (one tile at these sizes) and with
+    // tiles of 2 rows (every staged row change is a tile change).
+    for (auto [alg, tile_rows] : std::initializer_list<std::pair<MttkrpAlgorithm, index_type>>{
+             {MttkrpAlgorithm::Atomic, 0}, {MttkrpAlgorithm::Team, 0}, {MttkrpAlgorithm::Perm, 0},
+             {MttkrpAlgorithm::Tiled, 0}, {MttkrpAlgorithm::Tiled, 2}, {MttkrpAlgorithm::Privatized, 0},
+             {MttkrpAlgorithm::Auto, 0}}) {
       grain::View<T**, grain::LayoutRight, Space> out("out", dims[n], R);
       grain::test::poison(out);
-      const auto ran = grain::cp::mttkrp<Exec>(X, K, n, out, alg);
+      grain::cp::MttkrpWorkspace<T, Space> ws;
+      ws.tiled_rows = tile_rows;
+      const auto ran = grain::cp::mttkrp<Exec>(X, K, n, out, alg, &ws);
       EXPECT_NE(ran, MttkrpAlgorithm::Auto);
       auto h = grain::create_mirror_view(out);
       grain::deep_copy(h, out);
       for (index_type e = 0; e < dims[n] * R; ++e) {
         const double err = std::abs(static_cast<double>(h.data()[e]) - ref[e]) / scale;
         ASSERT_TRUE(err <= tol) << "N=" << N << " R=" << R << " mode " << n << " algorithm "
-                                << grain::cp::mttkrp_algorithm_name(alg) << " entry " << e << ": "
+                                << grain::cp::mttkrp_algorithm_name(alg) << " (tile rows " << tile_rows << ") entry " << e << ": "
                                 << h.data()[e] << " vs " << ref[e];
       }
     }
@@ -133,6 +139,7 @@ GRAIN_BACKEND_TEST(Mttkrp, ShapeErrors) { check_shape_errors<TypeParam>(); }
 
 TEST(Mttkrp, AlgorithmNames) {
   EXPECT_EQ(grain::cp::parse_mttkrp_algorithm("perm"), MttkrpAlgorithm::Perm);
+  EXPECT_EQ(grain::cp::parse_mttkrp_algorithm("tiled"), MttkrpAlgorithm::Tiled);
   EXPECT_THROW((void)grain::cp::parse_mttkrp_algorithm("fast"), grain::Error);
 }
 

@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -235,6 +236,39 @@ void check_permutation() {
   }
 }
 GRAIN_BACKEND_TEST(SparsePermutation, StableSortByMode) { check_permutation<TypeParam>(); }
+
+// The tiled copy for mode n staged on mode s: a permutation of the nonzeros (same multiset of
+// tuples and values), ordered by (s's index / rows, n's index), and equal keys keep the tensor's
+// order (stable), checked against an independent std::stable_sort on the host.
+template <class Exec>
+void check_tiled_copy() {
+  using Space = typename Exec::memory_space;
+  auto H = random_tensor(3, 2001, 23);
+  auto X = H.template to_space<Space>();
+  const index_type rows = 3;
+  for (auto [n, s] : {std::pair{0, 1}, std::pair{2, 0}, std::pair{1, 2}}) {
+    const auto& T = X.tiled(n, s, rows);
+    ASSERT_EQ(&X.tiled(n, s, rows), &T);  // cached
+    std::vector<index_type> order(H.nnz());
+    for (index_type j = 0; j < H.nnz(); ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](index_type a, index_type b) {
+      const auto ta = H.subscripts()(a, s) / rows, tb = H.subscripts()(b, s) / rows;
+      return ta != tb ? ta < tb : H.subscripts()(a, n) < H.subscripts()(b, n);
+    });
+    auto ts = grain::create_mirror_view(T.subscripts());
+    auto tv = grain::create_mirror_view(T.values());
+    grain::deep_copy(ts, T.subscripts());
+    grain::deep_copy(tv, T.values());
+    for (index_type j = 0; j < H.nnz(); ++j) {
+      for (int q = 0; q < 3; ++q) ASSERT_EQ(ts(j, q), H.subscripts()(order[j], q)) << "n " << n << " s " << s << " at " << j;
+      ASSERT_EQ(tv(j), H.values()(order[j])) << "n " << n << " s " << s << " at " << j;
+    }
+  }
+  EXPECT_THROW((void)X.tiled(1, 1, rows), grain::Error);  // staged on its own mode
+  EXPECT_THROW((void)X.tiled(0, 3, rows), grain::Error);  // no mode 3
+  EXPECT_THROW((void)X.tiled(0, 1, 0), grain::Error);     // empty tiles
+}
+GRAIN_BACKEND_TEST(SparsePermutation, TiledCopyOrder) { check_tiled_copy<TypeParam>(); }
 
 TEST(SparseTensor, RejectsBadShapes) {
   EXPECT_THROW(grain::SparseTensor<double>({5}, 3), grain::Error);

@@ -82,7 +82,12 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
     res.algorithms[m] = opts.mttkrp == MttkrpAlgorithm::Auto ? choose_mttkrp<Exec>(X, m, R) : opts.mttkrp;
-    if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.sorted(m);  // sort once, up front
+    // Sort once, up front.
+    if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.sorted(m);
+    if (res.algorithms[m] == MttkrpAlgorithm::Tiled) {
+      const auto plan = mttkrp_tiled_plan<T>(X.dims(), m, R);
+      (void)X.tiled(m, plan.s, plan.rows_per_tile);
+    }
   }
   Exec().fence();
   res.setup_seconds = impl::seconds_since(ts);

@@ -12,12 +12,19 @@
 //               (MTTKRP-C: far fewer atomics, and they land near each other). The nonzeros are
 //               read from a copy stored in that order (SparseTensor::sorted), so they stream
 //               instead of being gathered through the permutation;
+//   tiled       perm over a copy ordered by (tile of a staged mode s, mode n's index): a team
+//               copies the tile's rows of A_s into shared memory and reads them there, so one of
+//               the N - 1 gathered rows per nonzero leaves the L2 (the rows of a run are then
+//               written once per tile, atomically). For modes whose rows are hot in every tile;
 //   privatized  P private copies of out (a CPU thread's own rows, no atomics), summed afterwards;
 //               chosen on the CPU when the copies are small next to the tensor.
 // Auto picks per call from the tensor's shape, R and the back end (choose_mttkrp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "grain/core.hpp"
 #include "grain/cp/ktensor.hpp"
@@ -25,7 +32,7 @@
 
 namespace grain::cp {
 
-enum class MttkrpAlgorithm { Auto, Atomic, Team, Perm, Privatized };
+enum class MttkrpAlgorithm { Auto, Atomic, Team, Perm, Tiled, Privatized };
 
 inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
   switch (a) {
@@ -33,6 +40,7 @@ inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
     case MttkrpAlgorithm::Atomic: return "atomic";
     case MttkrpAlgorithm::Team: return "team";
     case MttkrpAlgorithm::Perm: return "perm";
+    case MttkrpAlgorithm::Tiled: return "tiled";
     case MttkrpAlgorithm::Privatized: return "privatized";
   }
   return "?";
@@ -40,21 +48,52 @@ inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
 
 inline MttkrpAlgorithm parse_mttkrp_algorithm(const std::string& s) {
   for (auto a : {MttkrpAlgorithm::Auto, MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team,
-                 MttkrpAlgorithm::Perm, MttkrpAlgorithm::Privatized})
+                 MttkrpAlgorithm::Perm, MttkrpAlgorithm::Tiled, MttkrpAlgorithm::Privatized})
     if (s == mttkrp_algorithm_name(a)) return a;
-  grain::impl::throw_error("unknown MTTKRP algorithm '", s, "' (auto, atomic, team, perm, privatized)");
+  grain::impl::throw_error("unknown MTTKRP algorithm '", s, "' (auto, atomic, team, perm, tiled, privatized)");
 }
 
 // Columns per pass of the team and perm algorithms.
 inline constexpr index_type kMttkrpRBlock = 64;
 // Private copies may take at most this many bytes in all.
 inline constexpr std::size_t kPrivatizedBudget = std::size_t(512) << 20;
+// The tiled algorithm's staged tile: at most this many bytes of factor rows per team.
+inline constexpr std::size_t kTiledTileBytes = std::size_t(64) << 10;
 
-// Reusable buffers between calls (the private copies).
+// Reusable buffers between calls (the private copies), and the tiled algorithm's tile height
+// (0: as many rows of one pass as kTiledTileBytes holds; tests set small heights).
 template <class T, class Space>
 struct MttkrpWorkspace {
   View<T*, LayoutRight, Space> privatized;
+  index_type tiled_rows = 0;
 };
+
+// Which mode the tiled algorithm stages for mode n, and how many of its rows one tile holds.
+struct MttkrpTiledPlan {
+  int s = -1;
+  index_type rows_per_tile = 1;
+  index_type tiles = 1;
+};
+
+// The staged mode is the smallest mode other than n that a tile does not hold whole (a mode that
+// fits one tile is small enough to stay in the L1 as it is); when every mode fits, the largest.
+template <class T>
+MttkrpTiledPlan mttkrp_tiled_plan(const std::vector<index_type>& dims, int n, index_type R,
+                                  index_type rows_override = 0) {
+  const index_type w = R < kMttkrpRBlock ? R : kMttkrpRBlock;
+  MttkrpTiledPlan plan;
+  plan.rows_per_tile = rows_override > 0 ? rows_override
+                                         : std::max<index_type>(1, kTiledTileBytes / (sizeof(T) * std::max<index_type>(w, 1)));
+  int small = -1, large = -1;
+  for (int m = 0; m < static_cast<int>(dims.size()); ++m) {
+    if (m == n) continue;
+    if (dims[m] > plan.rows_per_tile && (small < 0 || dims[m] < dims[small])) small = m;
+    if (large < 0 || dims[m] > dims[large]) large = m;
+  }
+  plan.s = small >= 0 ? small : large;
+  plan.tiles = (dims[plan.s] + plan.rows_per_tile - 1) / plan.rows_per_tile;
+  return plan;
+}
 
 namespace impl {
 
@@ -70,13 +109,15 @@ struct MttkrpData {
 
 // Pointers to the factor rows of nonzero j in every mode but n. NC > 0: the mode count is a
 // compile-time constant (the common 3-way case unrolls fully).
+// Each pointer is offset to column col0 (the first column of the caller's pass).
 template <int NC, class T>
-GRAIN_FORCEINLINE_FUNCTION int other_rows(const MttkrpData<T>& d, index_type j, const T** rows) {
+GRAIN_FORCEINLINE_FUNCTION int other_rows(const MttkrpData<T>& d, index_type j, const T** rows,
+                                          index_type col0 = 0) {
   const int N = NC > 0 ? NC : d.N;
   const subscript_type* s = d.subs + j * N;
   int q = 0;
   for (int m = 0; m < N; ++m)
-    if (m != d.n) rows[q++] = d.fac[m] + static_cast<index_type>(s[m]) * d.R;
+    if (m != d.n) rows[q++] = d.fac[m] + static_cast<index_type>(s[m]) * d.R + col0;
   return q;
 }
 
@@ -126,14 +167,94 @@ struct MttkrpTeam {
   }
 };
 
+// One thread's share [lo, hi) of a mode-sorted run of nonzeros, columns [r0, r1): the run of
+// equal output rows is reduced in acc (the thread's scratch, r1 - r0 values) and written when the
+// row changes. Rows strictly inside the share belong to this thread alone and are stored plainly,
+// unless `all_atomic` (other teams may hold the same rows); the share's first and last rows may
+// continue in a neighbour's share and are always added atomically. `stage(s, rows)` may point
+// rows at staged copies (the tiled algorithm); every row pointer is offset to column r0.
+template <int NC, class T, class Member, class Stage>
+GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>& d, index_type lo,
+                                           index_type hi, index_type r0, index_type r1, T* acc,
+                                           bool all_atomic, const Stage& stage) {
+  // Nonzeros gathered together: their index and factor-row loads are independent, so U of them
+  // are in flight at once instead of one dependent chain (subscripts -> rows) at a time.
+  // Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
+  constexpr int U = 4;
+  if (lo >= hi) return;
+  const int N = NC > 0 ? NC : d.N;
+  const index_type w = r1 - r0;
+  index_type row = d.subs[lo * N + d.n];
+  const index_type first_row = row;
+  parallel_for(ThreadVectorRange(m, w), [&](index_type c) { acc[c] = T(0); });
+  auto flush = [&](index_type next) {
+    T* o = d.out + row * d.R + r0;
+    const bool shared = all_atomic || row == first_row;
+    parallel_for(ThreadVectorRange(m, w), [&](index_type c) {
+      if (shared) {
+        atomic_add(&o[c], acc[c]);
+      } else {
+        o[c] = acc[c];
+      }
+      acc[c] = T(0);
+    });
+    row = next;
+  };
+  auto load = [&](index_type j, const T** rows) {
+    const int q = other_rows<NC>(d, j, rows, r0);
+    stage(d.subs + j * N, rows);
+    return q;
+  };
+  index_type p = lo;
+  for (; p + U <= hi; p += U) {
+    index_type k[U];
+    T v[U];
+    const T* rows[U][kMaxSparseModes];
+    int q = 0;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_type j = p + u;
+      k[u] = d.subs[j * N + d.n];
+      v[u] = d.vals[j];
+      q = load(j, rows[u]);
+    }
+    if (k[0] == row && k[U - 1] == row) {  // sorted: the whole group is in the current run
+      parallel_for(ThreadVectorRange(m, w), [&](index_type c) {
+        T x = khatri_rao<NC>(rows[0], q, c, v[0]);
+#pragma unroll
+        for (int u = 1; u < U; ++u) x += khatri_rao<NC>(rows[u], q, c, v[u]);
+        acc[c] += x;
+      });
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (k[u] != row) flush(k[u]);
+        parallel_for(ThreadVectorRange(m, w),
+                     [&](index_type c) { acc[c] += khatri_rao<NC>(rows[u], q, c, v[u]); });
+      }
+    }
+  }
+  for (; p < hi; ++p) {
+    const index_type k = d.subs[p * N + d.n];
+    if (k != row) flush(k);
+    const T* rows[kMaxSparseModes];
+    const int q = load(p, rows);
+    const T v = d.vals[p];
+    parallel_for(ThreadVectorRange(m, w), [&](index_type c) { acc[c] += khatri_rao<NC>(rows, q, c, v); });
+  }
+  T* o = d.out + row * d.R + r0;  // the last run may continue in the next share
+  parallel_for(ThreadVectorRange(m, w), [&](index_type c) { atomic_add(&o[c], acc[c]); });
+}
+
+struct NoStage {
+  template <class T>
+  GRAIN_INLINE_FUNCTION void operator()(const subscript_type*, const T**) const {}
+};
+
 template <int NC, class T, class Member>
 struct MttkrpPerm {
   MttkrpData<T> d;
   index_type chunk, threads_per_team, teams;  // teams: per pass of kMttkrpRBlock columns
-  // Nonzeros gathered together: their index and factor-row loads are independent, so U of
-  // them are in flight at once instead of one dependent chain (subscripts -> rows) at
-  // a time. Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
-  static constexpr int U = 4;
 
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
@@ -142,71 +263,74 @@ struct MttkrpPerm {
     const index_type team = m.league_rank() % teams;
     const index_type r0 = (m.league_rank() / teams) * kMttkrpRBlock;
     const index_type r1 = r0 + kMttkrpRBlock < d.R ? r0 + kMttkrpRBlock : d.R;
-    const int N = NC > 0 ? NC : d.N;
     parallel_for(TeamThreadRange(m, threads_per_team), [&](index_type t) {
       const index_type lo = (team * threads_per_team + t) * chunk;
       const index_type hi = lo + chunk < d.nnz ? lo + chunk : d.nnz;
-      if (lo >= hi) return;
-      index_type row = d.subs[lo * N + d.n];
-      const index_type first_row = row;
-      parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { acc[r - r0] = T(0); });
-      // The run of `row` is complete: only the chunk's first row can be shared with the previous
-      // chunk; rows strictly inside the chunk belong to this thread alone.
-      auto flush = [&](index_type next) {
-        T* o = d.out + row * d.R;
-        const bool shared = row == first_row;
-        parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
-          if (shared) {
-            atomic_add(&o[r], acc[r - r0]);
-          } else {
-            o[r] = acc[r - r0];
-          }
-          acc[r - r0] = T(0);
-        });
-        row = next;
-      };
-      index_type p = lo;
-      for (; p + U <= hi; p += U) {
-        index_type k[U];
-        T v[U];
-        const T* rows[U][kMaxSparseModes];
-        int q = 0;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const index_type j = p + u;
-          k[u] = d.subs[j * N + d.n];
-          v[u] = d.vals[j];
-          q = other_rows<NC>(d, j, rows[u]);
-        }
-        if (k[0] == row && k[U - 1] == row) {  // sorted: the whole group is in the current run
-          parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) {
-            T c = khatri_rao<NC>(rows[0], q, r, v[0]);
-#pragma unroll
-            for (int u = 1; u < U; ++u) c += khatri_rao<NC>(rows[u], q, r, v[u]);
-            acc[r - r0] += c;
-          });
-        } else {
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            if (k[u] != row) flush(k[u]);
-            parallel_for(ThreadVectorRange(m, r0, r1),
-                         [&](index_type r) { acc[r - r0] += khatri_rao<NC>(rows[u], q, r, v[u]); });
-          }
-        }
-      }
-      for (; p < hi; ++p) {
-        const index_type j = p;
-        const index_type k = d.subs[j * N + d.n];
-        if (k != row) flush(k);
-        const T* rows[kMaxSparseModes];
-        const int q = other_rows<NC>(d, j, rows);
-        const T v = d.vals[j];
-        parallel_for(ThreadVectorRange(m, r0, r1),
-                     [&](index_type r) { acc[r - r0] += khatri_rao<NC>(rows, q, r, v); });
-      }
-      T* o = d.out + row * d.R;  // the last run may continue in the next chunk
-      parallel_for(ThreadVectorRange(m, r0, r1), [&](index_type r) { atomic_add(&o[r], acc[r - r0]); });
+      accumulate_runs<NC>(m, d, lo, hi, r0, r1, acc, false, NoStage{});
     });
+  }
+};
+
+// Mode s's factor rows, one tile of `rows_per_tile` rows at a time, in team scratch: the staged
+// rows of nonzero j point there instead of at the L2.
+template <class T>
+struct StagedRows {
+  const T* tile;   // rows [base, base + rows_per_tile) of mode s, columns [r0, r1), stride w
+  index_type base, w;
+  int s, slot;     // the staged mode and its place among the gathered rows
+  GRAIN_INLINE_FUNCTION void operator()(const subscript_type* sub, const T** rows) const {
+    rows[slot] = tile + (static_cast<index_type>(sub[s]) - base) * w;
+  }
+};
+
+// Tiled: the nonzeros of X.tiled(n, s, rows_per_tile), i.e. ordered by (tile of mode s's index,
+// mode n's index). A team takes a contiguous share of them; for each tile its share touches it
+// copies that tile's rows of A_s (the pass's columns) into scratch, then its threads reduce runs as
+// `perm` does with A_s read from scratch. One gathered row per nonzero comes from shared memory
+// instead of the L2, at the price of one atomic row update per (tile, output row) pair.
+template <int NC, class T, class Member>
+struct MttkrpTiled {
+  MttkrpData<T> d;
+  index_type per_team, teams, rows_per_tile, dim_s;  // teams: per pass of kMttkrpRBlock columns
+  int s;
+
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type team = m.league_rank() % teams;
+    const index_type r0 = (m.league_rank() / teams) * kMttkrpRBlock;
+    const index_type r1 = r0 + kMttkrpRBlock < d.R ? r0 + kMttkrpRBlock : d.R;
+    const index_type w = r1 - r0;
+    T* tile = m.team_scratch(0).template get<T>(static_cast<std::size_t>(rows_per_tile * w));
+    T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
+    const int N = NC > 0 ? NC : d.N;
+    const index_type lo = team * per_team;
+    const index_type hi = lo + per_team < d.nnz ? lo + per_team : d.nnz;
+    const T* fs = d.fac[s];
+    index_type p = lo;
+    while (p < hi) {
+      const index_type t = static_cast<index_type>(d.subs[p * N + s]) / rows_per_tile;
+      // The tile's last nonzero in [p, hi): the order is by tile first, so a binary search.
+      index_type a = p, b = hi;  // subs(a) is in tile t; every nonzero from b on is past it
+      while (b - a > 1) {
+        const index_type mid = a + (b - a) / 2;
+        if (static_cast<index_type>(d.subs[mid * N + s]) / rows_per_tile == t) a = mid; else b = mid;
+      }
+      const index_type e = b;
+      const index_type base = t * rows_per_tile;
+      const index_type rows = base + rows_per_tile < dim_s ? rows_per_tile : dim_s - base;
+      m.team_barrier();  // the previous tile's readers are done
+      parallel_for(TeamThreadRange(m, rows), [&](index_type i) {
+        const T* src = fs + (base + i) * d.R + r0;
+        parallel_for(ThreadVectorRange(m, w), [&](index_type c) { tile[i * w + c] = src[c]; });
+      });
+      m.team_barrier();
+      const StagedRows<T> stage{tile, base, w, s, s < d.n ? s : s - 1};
+      const index_type threads = m.team_size();
+      parallel_for(TeamThreadRange(m, threads), [&](index_type th) {
+        const index_type x0 = p + (e - p) * th / threads, x1 = p + (e - p) * (th + 1) / threads;
+        accumulate_runs<NC>(m, d, x0, x1, r0, r1, acc, true, stage);
+      });
+      p = e;
+    }
   }
 };
 
@@ -286,6 +410,26 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       parallel_for(p, MttkrpPerm<NC, T, Member>{d, chunk, team, teams});
       break;
     }
+    case MttkrpAlgorithm::Tiled: {
+      const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), d.n, d.R, ws ? ws->tiled_rows : 0);
+      const auto& S = X.tiled(d.n, plan.s, plan.rows_per_tile);
+      d.subs = S.subscripts().data();
+      d.vals = S.values().data();
+      // GPU: teams of 256 threads, a few per SM (each holds a tile); on the host a team is a
+      // thread, with a few shares per thread.
+      const int tteam = host ? 1 : (256 / vec > 1 ? 256 / vec : 1);
+      const index_type teams_wanted =
+          host ? 4 * static_cast<index_type>(Exec::concurrency())
+               : std::max<index_type>(1, static_cast<index_type>(Exec::concurrency()) / 512);
+      index_type per_team = (d.nnz + teams_wanted - 1) / teams_wanted;
+      if (per_team < 256) per_team = 256;
+      const index_type teams = (d.nnz + per_team - 1) / per_team;
+      TeamPolicy<Exec> p(teams * nrb, tteam, vec);
+      p.set_scratch_size(0, PerTeam(static_cast<std::size_t>(plan.rows_per_tile * rb) * sizeof(T)),
+                         PerThread(kMttkrpRBlock * sizeof(T)));
+      parallel_for(p, MttkrpTiled<NC, T, Member>{d, per_team, teams, plan.rows_per_tile, X.dim(plan.s), plan.s});
+      break;
+    }
     case MttkrpAlgorithm::Privatized: {
       index_type copies = private_copies<Exec>();
       if (copies > d.nnz) copies = d.nnz > 0 ? d.nnz : 1;
@@ -314,11 +458,20 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
 
 }  // namespace impl
 
+// The tiled algorithm's cost beyond perm's: one atomic row update per (tile, output row) pair
+// its nonzeros touch. Expected pairs when the nonzeros are spread evenly (the random tensors).
+inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_type nnz) {
+  const double cells = double(I) * double(tiles);
+  return cells * (1.0 - std::exp(-double(nnz) / cells));
+}
+
 // Auto: rows hot (16 or more nonzeros per row on average): `perm`, which streams the sorted copy
 // and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
 // beat `privatized` by 5-26% per mode on the 1M-nonzero tensor at R = 16 and 64 (2 threads,
-// docs/performance.md). Cold rows: on the GPU `team`; on the CPU private copies when they fit
-// (no atomics; with one thread that is plain serial MTTKRP), else `perm`.
+// docs/performance.md). On the GPU `tiled` instead when a staged mode needs several tiles and
+// the row updates it adds stay few next to the nonzeros. Cold rows: on the GPU `team`; on the
+// CPU private copies when they fit (no atomics; with one thread that is plain serial MTTKRP),
+// else `perm`.
 template <class Exec, class T, class Space>
 MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type R) {
   const index_type I = X.dim(n);
@@ -331,7 +484,11 @@ MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type
       return MttkrpAlgorithm::Privatized;
     return MttkrpAlgorithm::Perm;
   } else {
-    return hot ? MttkrpAlgorithm::Perm : MttkrpAlgorithm::Team;
+    if (!hot) return MttkrpAlgorithm::Team;
+    const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), n, R);
+    if (plan.tiles >= 2 && mttkrp_tiled_row_updates(I, plan.tiles, X.nnz()) <= 0.25 * double(X.nnz()))
+      return MttkrpAlgorithm::Tiled;
+    return MttkrpAlgorithm::Perm;
   }
 }
 

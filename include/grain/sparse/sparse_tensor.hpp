@@ -29,10 +29,10 @@ using subscript_type = std::uint32_t;
 inline constexpr int kMaxSparseModes = 8;
 
 namespace impl {
-// Stable permutation of [0, nnz) sorting keys(j * stride + mode) ascending; keys < dim.
-// Host: parallel counting sort (src/sparse/permutation.cpp).
+// Stable permutation of [0, nnz) sorting the keys subs[j * nmodes + mode] / divisor ascending;
+// subscripts < dim. Host: parallel counting sort (src/sparse/permutation.cpp).
 void sort_permutation_host(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
-                           std::int64_t dim, std::int64_t* perm);
+                           std::int64_t dim, std::int64_t* perm, std::int64_t divisor = 1);
 // out(p) = in(perm[p]) for the subscript tuples and the values (value_bytes = sizeof(T)).
 void gather_nonzeros_host(const subscript_type* subs, const void* vals, std::size_t value_bytes,
                           int nmodes, std::int64_t nnz, const std::int64_t* perm,
@@ -40,7 +40,7 @@ void gather_nonzeros_host(const subscript_type* subs, const void* vals, std::siz
 #if defined(GRAIN_ENABLE_CUDA)
 // Device: CUB radix sort (src/sparse/permutation_cuda.cu). All pointers are device pointers.
 void sort_permutation_cuda(const subscript_type* subs, int nmodes, int mode, std::int64_t nnz,
-                           std::int64_t dim, std::int64_t* perm);
+                           std::int64_t dim, std::int64_t* perm, std::int64_t divisor = 1);
 void gather_nonzeros_cuda(const subscript_type* subs, const void* vals, std::size_t value_bytes,
                           int nmodes, std::int64_t nnz, const std::int64_t* perm,
                           subscript_type* out_subs, void* out_vals);
@@ -69,6 +69,7 @@ class SparseTensor {
     subs_ = subscripts_view("sparse_subscripts", nnz, static_cast<index_type>(dims.size()));
     perms_ = std::make_shared<std::vector<permutation_view>>(dims.size());
     sorted_ = std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>(dims.size());
+    tiled_ = std::make_shared<std::vector<TiledCopy>>(dims.size());
   }
 
   // Wraps existing Views (shapes checked).
@@ -81,6 +82,7 @@ class SparseTensor {
                         values.shape(), " do not match ", dims.size(), " modes");
     perms_ = std::make_shared<std::vector<permutation_view>>(dims.size());
     sorted_ = std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>(dims.size());
+    tiled_ = std::make_shared<std::vector<TiledCopy>>(dims.size());
   }
 
   int ndims() const { return static_cast<int>(dims_.size()); }
@@ -118,25 +120,36 @@ class SparseTensor {
   const SparseTensor& sorted(int m) const {
     const permutation_view& p = permutation(m);
     auto& slot = (*sorted_)[m];
-    if (!slot) {
-      subscripts_view s(WithoutInitializing, "sparse_sorted_subscripts", nnz(), static_cast<index_type>(ndims()));
-      values_view v(WithoutInitializing, "sparse_sorted_values", nnz());
-      if (nnz() > 0) {
-        if constexpr (std::is_same_v<Space, CudaSpace>) {
-#if defined(GRAIN_ENABLE_CUDA)
-          impl::gather_nonzeros_cuda(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
-                                     s.data(), v.data());
-#endif
-        } else {
-          impl::gather_nonzeros_host(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
-                                     s.data(), v.data());
-        }
-      }
-      slot = std::make_shared<SparseTensor>(dims_, s, v);
-    }
+    if (!slot) slot = std::make_shared<SparseTensor>(gathered(p));
     return *slot;
   }
   bool has_sorted(int m) const { return static_cast<bool>((*sorted_)[m]); }
+
+  // A copy with the nonzeros ordered by (mode s's index / rows_per_tile, mode n's index), stably:
+  // the tiled MTTKRP of mode n stages one tile of mode s's factor rows at a time. Cached, one
+  // copy per mode n (asking again with another s or tile size replaces it).
+  const SparseTensor& tiled(int n, int s, index_type rows_per_tile) const {
+    if (n < 0 || n >= ndims() || s < 0 || s >= ndims() || s == n || rows_per_tile < 1)
+      impl::throw_error("grain::SparseTensor::tiled: mode ", n, " staged on mode ", s, " with ",
+                        rows_per_tile, " rows per tile, for a ", ndims(), "-way tensor");
+    auto& slot = (*tiled_)[n];
+    if (!slot.tensor || slot.s != s || slot.rows_per_tile != rows_per_tile) {
+      slot.tensor.reset();  // free the old copy before building the new one
+      const SparseTensor by_n = has_sorted(n) ? sorted(n) : gathered(permutation(n));
+      permutation_view p(WithoutInitializing, "sparse_tiled_permutation", nnz());
+      if (nnz() > 0) {
+        if constexpr (std::is_same_v<Space, CudaSpace>) {
+#if defined(GRAIN_ENABLE_CUDA)
+          impl::sort_permutation_cuda(by_n.subs_.data(), ndims(), s, nnz(), dims_[s], p.data(), rows_per_tile);
+#endif
+        } else {
+          impl::sort_permutation_host(by_n.subs_.data(), ndims(), s, nnz(), dims_[s], p.data(), rows_per_tile);
+        }
+      }
+      slot = {s, rows_per_tile, std::make_shared<SparseTensor>(by_n.gathered(p))};
+    }
+    return *slot.tensor;
+  }
 
   // A copy of this tensor in another memory space (the same tensor when already there).
   template <class Space2>
@@ -169,6 +182,30 @@ class SparseTensor {
   }
 
  private:
+  // A copy with the nonzeros in the order p (out(q) = this(p[q])).
+  SparseTensor gathered(const permutation_view& p) const {
+    subscripts_view s(WithoutInitializing, "sparse_sorted_subscripts", nnz(), static_cast<index_type>(ndims()));
+    values_view v(WithoutInitializing, "sparse_sorted_values", nnz());
+    if (nnz() > 0) {
+      if constexpr (std::is_same_v<Space, CudaSpace>) {
+#if defined(GRAIN_ENABLE_CUDA)
+        impl::gather_nonzeros_cuda(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
+                                   s.data(), v.data());
+#endif
+      } else {
+        impl::gather_nonzeros_host(subs_.data(), values_.data(), sizeof(T), ndims(), nnz(), p.data(),
+                                   s.data(), v.data());
+      }
+    }
+    return SparseTensor(dims_, s, v);
+  }
+
+  struct TiledCopy {
+    int s = -1;
+    index_type rows_per_tile = 0;
+    std::shared_ptr<SparseTensor> tensor;
+  };
+
   std::vector<index_type> dims_;
   subscripts_view subs_;
   values_view values_;
@@ -176,6 +213,7 @@ class SparseTensor {
       std::make_shared<std::vector<permutation_view>>();
   std::shared_ptr<std::vector<std::shared_ptr<SparseTensor>>> sorted_ =
       std::make_shared<std::vector<std::shared_ptr<SparseTensor>>>();
+  std::shared_ptr<std::vector<TiledCopy>> tiled_ = std::make_shared<std::vector<TiledCopy>>();
 };
 
 // "3000x4000x5000"
