@@ -306,6 +306,8 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
   const int cp_iters = static_cast<int>(ranged_integer(a, "--cp-als-iters", 10, 0, 1000));
   // The tiled algorithm's tile height (0: from its scratch budget).
   const index_type tiled_rows = ranged_integer(a, "--tiled-rows", 0, 0, 1ll << 31);
+  // Vector lanes per nonzero of perm and tiled on the GPU (0: automatic).
+  const int lanes = static_cast<int>(ranged_integer(a, "--lanes", 0, 0, 32));
   const bool verify = !a.has("--no-verify");
   const std::string json = a.value("--json", "");
   std::string name = a.value("--name", "");
@@ -347,6 +349,7 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
     auto K = KH.template to_space<Space>();
     cp::MttkrpWorkspace<T, Space> ws;
     ws.tiled_rows = tiled_rows;
+    ws.lanes = lanes;
     for (int n = 0; n < N; ++n) {
       std::vector<T> ref;
       if (verify) {
@@ -492,7 +495,7 @@ int run_generate(const Args& a) {
 int run_bench_mttkrp(const Args& a) {
   std::vector<std::string> with_value = kGenerateOptions;
   with_value.insert(with_value.end(), {"--rank", "--backend", "--dtype", "--reps", "--json", "--name",
-                                       "--cp-als-iters", "--tiled-rows"});
+                                       "--cp-als-iters", "--tiled-rows", "--lanes"});
   check_args(a, with_value, {"--no-verify", "--all"}, true);
   const std::string file = positional(a, with_value);
   if (!file.empty() && !a.value("--kind", "").empty())

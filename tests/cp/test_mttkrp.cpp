@@ -137,6 +137,30 @@ void check_shape_errors() {
 }
 GRAIN_BACKEND_TEST(Mttkrp, ShapeErrors) { check_shape_errors<TypeParam>(); }
 
+// The tiled order's plan on Genten's tensors (double): tiles only where the gathered factors'
+// columns of one pass exceed the live budget, and then few row updates next to 10M nonzeros.
+TEST(Mttkrp, TiledPlanOnGentenShapes) {
+  using grain::cp::mttkrp_tiled_plan;
+  const std::vector<index_type> three{30000, 40000, 50000}, four{5000, 250000, 5000, 100};
+  auto p = mttkrp_tiled_plan<double>(three, 0, 16);
+  EXPECT_EQ(p.s, 2);
+  EXPECT_EQ(p.tiles, 1);  // 11.5 MB of gathered rows: they fit
+  p = mttkrp_tiled_plan<double>(three, 0, 64);
+  EXPECT_EQ(p.s, 2);
+  EXPECT_EQ(p.rows_per_tile, 12288);  // a quarter of the budget: B alone takes 20.5 MB
+  EXPECT_EQ(p.tiles, 5);
+  EXPECT_EQ(mttkrp_tiled_plan<double>(three, 0, 128).tiles, 5);  // per pass of 64 columns
+  p = mttkrp_tiled_plan<double>(four, 0, 64);
+  EXPECT_EQ(p.s, 1);
+  EXPECT_EQ(p.tiles, 6);
+  EXPECT_EQ(mttkrp_tiled_plan<double>(four, 1, 64).tiles, 1);  // 5000-row factors fit
+  EXPECT_EQ(mttkrp_tiled_plan<double>(four, 3, 16).tiles, 2);
+  EXPECT_EQ(mttkrp_tiled_plan<double>(four, 0, 64, 1000).tiles, 250);  // explicit height
+  // Row updates: every (tile, row) pair is hit when rows are hot, few when nonzeros are scarce.
+  EXPECT_NEAR(grain::cp::mttkrp_tiled_row_updates(30000, 5, 10000000), 150000.0, 1.0);
+  EXPECT_NEAR(grain::cp::mttkrp_tiled_row_updates(1000000, 10, 100), 100.0, 0.01);
+}
+
 TEST(Mttkrp, AlgorithmNames) {
   EXPECT_EQ(grain::cp::parse_mttkrp_algorithm("perm"), MttkrpAlgorithm::Perm);
   EXPECT_EQ(grain::cp::parse_mttkrp_algorithm("tiled"), MttkrpAlgorithm::Tiled);

@@ -246,7 +246,8 @@ void check_tiled_copy() {
   auto H = random_tensor(3, 2001, 23);
   auto X = H.template to_space<Space>();
   const index_type rows = 3;
-  for (auto [n, s] : {std::pair{0, 1}, std::pair{2, 0}, std::pair{1, 2}}) {
+  for (auto ns : {std::pair{0, 1}, std::pair{2, 0}, std::pair{1, 2}}) {
+    const int n = ns.first, s = ns.second;
     const auto& T = X.tiled(n, s, rows);
     ASSERT_EQ(&X.tiled(n, s, rows), &T);  // cached
     std::vector<index_type> order(H.nnz());

@@ -12,10 +12,10 @@
 //               (MTTKRP-C: far fewer atomics, and they land near each other). The nonzeros are
 //               read from a copy stored in that order (SparseTensor::sorted), so they stream
 //               instead of being gathered through the permutation;
-//   tiled       perm over a copy ordered by (tile of a staged mode s, mode n's index): a team
-//               copies the tile's rows of A_s into shared memory and reads them there, so one of
-//               the N - 1 gathered rows per nonzero leaves the L2 (the rows of a run are then
-//               written once per tile, atomically). For modes whose rows are hot in every tile;
+//   tiled       perm over a copy ordered by (tile of a mode s, mode n's index): the GPU works
+//               through one tile of A_s's rows at a time, so the gathered factors' live part fits
+//               the L2 when all of A_s would not; a row of out is then written once per tile
+//               (atomically). For modes whose gathered factors exceed the L2;
 //   privatized  P private copies of out (a CPU thread's own rows, no atomics), summed afterwards;
 //               chosen on the CPU when the copies are small next to the tensor.
 // Auto picks per call from the tensor's shape, R and the back end (choose_mttkrp).
@@ -57,41 +57,47 @@ inline MttkrpAlgorithm parse_mttkrp_algorithm(const std::string& s) {
 inline constexpr index_type kMttkrpRBlock = 64;
 // Private copies may take at most this many bytes in all.
 inline constexpr std::size_t kPrivatizedBudget = std::size_t(512) << 20;
-// The tiled algorithm's staged tile: at most this many bytes of factor rows per team.
-inline constexpr std::size_t kTiledTileBytes = std::size_t(64) << 10;
+// The tiled algorithm keeps at most this many bytes of the gathered factors' columns (one pass)
+// live at a time: a part of the GPU's L2 (50 MB on an H100, 60 on an H200), which also holds the
+// streamed nonzeros and the output.
+inline constexpr double kTiledLiveBytes = 24.0 * (1 << 20);
 
 // Reusable buffers between calls (the private copies), and the tiled algorithm's tile height
-// (0: as many rows of one pass as kTiledTileBytes holds; tests set small heights).
+// (0: from kTiledLiveBytes; tests and experiments set other heights).
 template <class T, class Space>
 struct MttkrpWorkspace {
   View<T*, LayoutRight, Space> privatized;
   index_type tiled_rows = 0;
+  int lanes = 0;  // GPU: vector lanes per nonzero of perm and tiled (0: run_lanes)
 };
 
-// Which mode the tiled algorithm stages for mode n, and how many of its rows one tile holds.
+// The tiled algorithm's order for mode n: mode s's rows in tiles of rows_per_tile.
 struct MttkrpTiledPlan {
   int s = -1;
   index_type rows_per_tile = 1;
   index_type tiles = 1;
 };
 
-// The staged mode is the smallest mode other than n that a tile does not hold whole (a mode that
-// fits one tile is small enough to stay in the L1 as it is); when every mode fits, the largest.
+// s is the other mode with the most rows; a tile holds what kTiledLiveBytes leaves after the
+// remaining gathered factors (at least a quarter of it). One tile when everything fits.
 template <class T>
 MttkrpTiledPlan mttkrp_tiled_plan(const std::vector<index_type>& dims, int n, index_type R,
                                   index_type rows_override = 0) {
-  const index_type w = R < kMttkrpRBlock ? R : kMttkrpRBlock;
+  const double row_bytes = double(sizeof(T)) * double(R < kMttkrpRBlock ? R : kMttkrpRBlock);
   MttkrpTiledPlan plan;
-  plan.rows_per_tile = rows_override > 0 ? rows_override
-                                         : std::max<index_type>(1, kTiledTileBytes / (sizeof(T) * std::max<index_type>(w, 1)));
-  int small = -1, large = -1;
+  double others = 0;
   for (int m = 0; m < static_cast<int>(dims.size()); ++m) {
     if (m == n) continue;
-    if (dims[m] > plan.rows_per_tile && (small < 0 || dims[m] < dims[small])) small = m;
-    if (large < 0 || dims[m] > dims[large]) large = m;
+    others += double(dims[m]) * row_bytes;
+    if (plan.s < 0 || dims[m] > dims[plan.s]) plan.s = m;
   }
-  plan.s = small >= 0 ? small : large;
-  plan.tiles = (dims[plan.s] + plan.rows_per_tile - 1) / plan.rows_per_tile;
+  const index_type dim_s = dims[plan.s];
+  others -= double(dim_s) * row_bytes;
+  const double room = std::max(kTiledLiveBytes - others, kTiledLiveBytes / 4);
+  plan.rows_per_tile = rows_override > 0 ? rows_override
+                                         : std::max<index_type>(1, static_cast<index_type>(room / row_bytes));
+  if (plan.rows_per_tile > dim_s) plan.rows_per_tile = dim_s;
+  plan.tiles = (dim_s + plan.rows_per_tile - 1) / plan.rows_per_tile;
   return plan;
 }
 
@@ -170,13 +176,12 @@ struct MttkrpTeam {
 // One thread's share [lo, hi) of a mode-sorted run of nonzeros, columns [r0, r1): the run of
 // equal output rows is reduced in acc (the thread's scratch, r1 - r0 values) and written when the
 // row changes. Rows strictly inside the share belong to this thread alone and are stored plainly,
-// unless `all_atomic` (other teams may hold the same rows); the share's first and last rows may
-// continue in a neighbour's share and are always added atomically. `stage(s, rows)` may point
-// rows at staged copies (the tiled algorithm); every row pointer is offset to column r0.
-template <int NC, class T, class Member, class Stage>
+// unless `all_atomic` (the tiled order, where a row recurs in every tile); the share's first and
+// last rows may continue in a neighbour's share and are always added atomically.
+template <int NC, class T, class Member>
 GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>& d, index_type lo,
                                            index_type hi, index_type r0, index_type r1, T* acc,
-                                           bool all_atomic, const Stage& stage) {
+                                           bool all_atomic) {
   // Nonzeros gathered together: their index and factor-row loads are independent, so U of them
   // are in flight at once instead of one dependent chain (subscripts -> rows) at a time.
   // Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
@@ -200,11 +205,7 @@ GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>&
     });
     row = next;
   };
-  auto load = [&](index_type j, const T** rows) {
-    const int q = other_rows<NC>(d, j, rows, r0);
-    stage(d.subs + j * N, rows);
-    return q;
-  };
+  auto load = [&](index_type j, const T** rows) { return other_rows<NC>(d, j, rows, r0); };
   index_type p = lo;
   for (; p + U <= hi; p += U) {
     index_type k[U];
@@ -246,15 +247,11 @@ GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>&
   parallel_for(ThreadVectorRange(m, w), [&](index_type c) { atomic_add(&o[c], acc[c]); });
 }
 
-struct NoStage {
-  template <class T>
-  GRAIN_INLINE_FUNCTION void operator()(const subscript_type*, const T**) const {}
-};
-
 template <int NC, class T, class Member>
 struct MttkrpPerm {
   MttkrpData<T> d;
   index_type chunk, threads_per_team, teams;  // teams: per pass of kMttkrpRBlock columns
+  bool all_atomic;                            // the tiled order (rows recur in every tile)
 
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
@@ -266,71 +263,8 @@ struct MttkrpPerm {
     parallel_for(TeamThreadRange(m, threads_per_team), [&](index_type t) {
       const index_type lo = (team * threads_per_team + t) * chunk;
       const index_type hi = lo + chunk < d.nnz ? lo + chunk : d.nnz;
-      accumulate_runs<NC>(m, d, lo, hi, r0, r1, acc, false, NoStage{});
+      accumulate_runs<NC>(m, d, lo, hi, r0, r1, acc, all_atomic);
     });
-  }
-};
-
-// Mode s's factor rows, one tile of `rows_per_tile` rows at a time, in team scratch: the staged
-// rows of nonzero j point there instead of at the L2.
-template <class T>
-struct StagedRows {
-  const T* tile;   // rows [base, base + rows_per_tile) of mode s, columns [r0, r1), stride w
-  index_type base, w;
-  int s, slot;     // the staged mode and its place among the gathered rows
-  GRAIN_INLINE_FUNCTION void operator()(const subscript_type* sub, const T** rows) const {
-    rows[slot] = tile + (static_cast<index_type>(sub[s]) - base) * w;
-  }
-};
-
-// Tiled: the nonzeros of X.tiled(n, s, rows_per_tile), i.e. ordered by (tile of mode s's index,
-// mode n's index). A team takes a contiguous share of them; for each tile its share touches it
-// copies that tile's rows of A_s (the pass's columns) into scratch, then its threads reduce runs as
-// `perm` does with A_s read from scratch. One gathered row per nonzero comes from shared memory
-// instead of the L2, at the price of one atomic row update per (tile, output row) pair.
-template <int NC, class T, class Member>
-struct MttkrpTiled {
-  MttkrpData<T> d;
-  index_type per_team, teams, rows_per_tile, dim_s;  // teams: per pass of kMttkrpRBlock columns
-  int s;
-
-  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    const index_type team = m.league_rank() % teams;
-    const index_type r0 = (m.league_rank() / teams) * kMttkrpRBlock;
-    const index_type r1 = r0 + kMttkrpRBlock < d.R ? r0 + kMttkrpRBlock : d.R;
-    const index_type w = r1 - r0;
-    T* tile = m.team_scratch(0).template get<T>(static_cast<std::size_t>(rows_per_tile * w));
-    T* acc = m.thread_scratch(0).template get<T>(static_cast<std::size_t>(kMttkrpRBlock));
-    const int N = NC > 0 ? NC : d.N;
-    const index_type lo = team * per_team;
-    const index_type hi = lo + per_team < d.nnz ? lo + per_team : d.nnz;
-    const T* fs = d.fac[s];
-    index_type p = lo;
-    while (p < hi) {
-      const index_type t = static_cast<index_type>(d.subs[p * N + s]) / rows_per_tile;
-      // The tile's last nonzero in [p, hi): the order is by tile first, so a binary search.
-      index_type a = p, b = hi;  // subs(a) is in tile t; every nonzero from b on is past it
-      while (b - a > 1) {
-        const index_type mid = a + (b - a) / 2;
-        if (static_cast<index_type>(d.subs[mid * N + s]) / rows_per_tile == t) a = mid; else b = mid;
-      }
-      const index_type e = b;
-      const index_type base = t * rows_per_tile;
-      const index_type rows = base + rows_per_tile < dim_s ? rows_per_tile : dim_s - base;
-      m.team_barrier();  // the previous tile's readers are done
-      parallel_for(TeamThreadRange(m, rows), [&](index_type i) {
-        const T* src = fs + (base + i) * d.R + r0;
-        parallel_for(ThreadVectorRange(m, w), [&](index_type c) { tile[i * w + c] = src[c]; });
-      });
-      m.team_barrier();
-      const StagedRows<T> stage{tile, base, w, s, s < d.n ? s : s - 1};
-      const index_type threads = m.team_size();
-      parallel_for(TeamThreadRange(m, threads), [&](index_type th) {
-        const index_type x0 = p + (e - p) * th / threads, x1 = p + (e - p) * (th + 1) / threads;
-        accumulate_runs<NC>(m, d, x0, x1, r0, r1, acc, true, stage);
-      });
-      p = e;
-    }
   }
 };
 
@@ -361,6 +295,16 @@ int vector_lanes(index_type rb) {
   return rb >= 32 ? 32 : rb >= 16 ? 16 : rb >= 8 ? 8 : rb >= 4 ? 4 : rb >= 2 ? 2 : 1;
 }
 
+// Vector lanes per nonzero of perm and tiled on the GPU: a lane takes 2-4 columns, so a warp
+// serves 4 or 2 nonzeros at once and each nonzero's index and address work is spread over fewer
+// lanes. H200, session 5: 8 lanes at R = 16 and 16 lanes at R = 64 took 25% and 8-12% less time
+// per mode than a lane per column (half as many lanes again was slower in both).
+template <class Exec>
+int run_lanes(index_type w) {
+  if (is_host_execution_space_v<Exec>) return 1;
+  return w >= 48 ? 16 : w >= 16 ? 8 : vector_lanes<Exec>(w);
+}
+
 template <class Exec>
 index_type private_copies() {
   if (is_host_execution_space_v<Exec>) return Exec::concurrency();
@@ -374,7 +318,9 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
   constexpr bool host = is_host_execution_space_v<Exec>;
   const index_type rb = d.R < kMttkrpRBlock ? d.R : kMttkrpRBlock;
   const index_type nrb = (d.R + kMttkrpRBlock - 1) / kMttkrpRBlock;
-  const int vec = vector_lanes<Exec>(rb);
+  const bool runs = alg == MttkrpAlgorithm::Perm || alg == MttkrpAlgorithm::Tiled;
+  int vec = runs ? run_lanes<Exec>(rb) : vector_lanes<Exec>(rb);
+  if (!host && runs && ws && ws->lanes > 0) vec = std::min(vector_lanes<Exec>(ws->lanes), 32);
   const int team = host ? 1 : (128 / vec > 1 ? 128 / vec : 1);
   switch (alg) {
     case MttkrpAlgorithm::Atomic:
@@ -386,12 +332,22 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       parallel_for(p, MttkrpTeam<NC, T, Member>{d, per_team, nrb});
       break;
     }
-    case MttkrpAlgorithm::Perm: {
-      // The nonzeros in the mode's order, stored that way once (X.sorted): the kernel streams
-      // them in place of the tensor's own order.
-      const auto& S = X.sorted(d.n);
-      d.subs = S.subscripts().data();
-      d.vals = S.values().data();
+    case MttkrpAlgorithm::Perm:
+    case MttkrpAlgorithm::Tiled: {
+      // The nonzeros in the mode's order (perm) or in the tiled order, stored that way once
+      // (X.sorted, X.tiled): the kernel streams them in place of the tensor's own order.
+      bool all_atomic = false;
+      if (alg == MttkrpAlgorithm::Perm) {
+        const auto& S = X.sorted(d.n);
+        d.subs = S.subscripts().data();
+        d.vals = S.values().data();
+      } else {
+        const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), d.n, d.R, ws ? ws->tiled_rows : 0);
+        const auto& S = X.tiled(d.n, plan.s, plan.rows_per_tile);
+        d.subs = S.subscripts().data();
+        d.vals = S.values().data();
+        all_atomic = plan.tiles > 1;
+      }
       // GPU: long enough runs to make the end-of-chunk atomics rare, short enough to leave
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       // Passes of 64 columns, one after the other (the pass is the slowest league index). At
@@ -407,27 +363,7 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       const index_type teams = (threads + team - 1) / team;
       TeamPolicy<Exec> p(teams * nrb, team, vec);
       p.set_scratch_size(0, PerThread(kMttkrpRBlock * sizeof(T)));
-      parallel_for(p, MttkrpPerm<NC, T, Member>{d, chunk, team, teams});
-      break;
-    }
-    case MttkrpAlgorithm::Tiled: {
-      const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), d.n, d.R, ws ? ws->tiled_rows : 0);
-      const auto& S = X.tiled(d.n, plan.s, plan.rows_per_tile);
-      d.subs = S.subscripts().data();
-      d.vals = S.values().data();
-      // GPU: teams of 256 threads, a few per SM (each holds a tile); on the host a team is a
-      // thread, with a few shares per thread.
-      const int tteam = host ? 1 : (256 / vec > 1 ? 256 / vec : 1);
-      const index_type teams_wanted =
-          host ? 4 * static_cast<index_type>(Exec::concurrency())
-               : std::max<index_type>(1, static_cast<index_type>(Exec::concurrency()) / 512);
-      index_type per_team = (d.nnz + teams_wanted - 1) / teams_wanted;
-      if (per_team < 256) per_team = 256;
-      const index_type teams = (d.nnz + per_team - 1) / per_team;
-      TeamPolicy<Exec> p(teams * nrb, tteam, vec);
-      p.set_scratch_size(0, PerTeam(static_cast<std::size_t>(plan.rows_per_tile * rb) * sizeof(T)),
-                         PerThread(kMttkrpRBlock * sizeof(T)));
-      parallel_for(p, MttkrpTiled<NC, T, Member>{d, per_team, teams, plan.rows_per_tile, X.dim(plan.s), plan.s});
+      parallel_for(p, MttkrpPerm<NC, T, Member>{d, chunk, team, teams, all_atomic});
       break;
     }
     case MttkrpAlgorithm::Privatized: {
@@ -459,7 +395,7 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
 }  // namespace impl
 
 // The tiled algorithm's cost beyond perm's: one atomic row update per (tile, output row) pair
-// its nonzeros touch. Expected pairs when the nonzeros are spread evenly (the random tensors).
+// its nonzeros touch. Expected pairs when the nonzeros are spread evenly (random tensors).
 inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_type nnz) {
   const double cells = double(I) * double(tiles);
   return cells * (1.0 - std::exp(-double(nnz) / cells));
@@ -468,8 +404,8 @@ inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_typ
 // Auto: rows hot (16 or more nonzeros per row on average): `perm`, which streams the sorted copy
 // and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
 // beat `privatized` by 5-26% per mode on the 1M-nonzero tensor at R = 16 and 64 (2 threads,
-// docs/performance.md). On the GPU `tiled` instead when a staged mode needs several tiles and
-// the row updates it adds stay few next to the nonzeros. Cold rows: on the GPU `team`; on the
+// docs/performance.md). On the GPU `tiled` instead when the gathered factors need several tiles
+// to fit the L2 and the row updates that adds stay few next to the nonzeros. Cold rows: on the GPU `team`; on the
 // CPU private copies when they fit (no atomics; with one thread that is plain serial MTTKRP),
 // else `perm`.
 template <class Exec, class T, class Space>
@@ -486,7 +422,7 @@ MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type
   } else {
     if (!hot) return MttkrpAlgorithm::Team;
     const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), n, R);
-    if (plan.tiles >= 2 && mttkrp_tiled_row_updates(I, plan.tiles, X.nnz()) <= 0.25 * double(X.nnz()))
+    if (plan.tiles >= 2 && mttkrp_tiled_row_updates(I, plan.tiles, X.nnz()) <= 0.05 * double(X.nnz()))
       return MttkrpAlgorithm::Tiled;
     return MttkrpAlgorithm::Perm;
   }
