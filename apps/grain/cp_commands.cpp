@@ -304,9 +304,9 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
   }
   const int reps = static_cast<int>(ranged_integer(a, "--reps", 10, 1, 10000));
   const int cp_iters = static_cast<int>(ranged_integer(a, "--cp-als-iters", 10, 0, 1000));
-  // The tiled algorithm's tile height (0: from its scratch budget).
+  // The tiled algorithm's tile height (0: from its L2 budget).
   const index_type tiled_rows = ranged_integer(a, "--tiled-rows", 0, 0, 1ll << 31);
-  // Vector lanes per nonzero of perm and tiled on the GPU (0: automatic).
+  // Vector lanes per nonzero of perm and tiled on the GPU (0: the default rule).
   const int lanes = static_cast<int>(ranged_integer(a, "--lanes", 0, 0, 32));
   const bool verify = !a.has("--no-verify");
   const std::string json = a.value("--json", "");

@@ -84,10 +84,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     res.algorithms[m] = opts.mttkrp == MttkrpAlgorithm::Auto ? choose_mttkrp<Exec>(X, m, R) : opts.mttkrp;
     // Sort once, up front.
     if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.sorted(m);
-    if (res.algorithms[m] == MttkrpAlgorithm::Tiled) {
-      const auto plan = mttkrp_tiled_plan<T>(X.dims(), m, R);
-      (void)X.tiled(m, plan.s, plan.rows_per_tile);
-    }
+    if (res.algorithms[m] == MttkrpAlgorithm::Tiled) (void)mttkrp_tiled_copy(X, m, R);
   }
   Exec().fence();
   res.setup_seconds = impl::seconds_since(ts);

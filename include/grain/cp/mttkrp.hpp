@@ -101,6 +101,15 @@ MttkrpTiledPlan mttkrp_tiled_plan(const std::vector<index_type>& dims, int n, in
   return plan;
 }
 
+// The copy of X in the tiled order for mode n at rank R (built on first use, cached with X), as
+// run_mttkrp reads it: CP-ALS builds it up front.
+template <class T, class Space>
+const SparseTensor<T, Space>& mttkrp_tiled_copy(const SparseTensor<T, Space>& X, int n, index_type R,
+                                                index_type rows_override = 0) {
+  const MttkrpTiledPlan plan = mttkrp_tiled_plan<T>(X.dims(), n, R, rows_override);
+  return X.tiled(n, plan.s, plan.rows_per_tile);
+}
+
 namespace impl {
 
 template <class T>
@@ -405,9 +414,10 @@ inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_typ
 // and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
 // beat `privatized` by 5-26% per mode on the 1M-nonzero tensor at R = 16 and 64 (2 threads,
 // docs/performance.md). On the GPU `tiled` instead when the gathered factors need several tiles
-// to fit the L2 and the row updates that adds stay few next to the nonzeros. Cold rows: on the GPU `team`; on the
-// CPU private copies when they fit (no atomics; with one thread that is plain serial MTTKRP),
-// else `perm`.
+// to fit the L2 and the row updates that adds stay few next to the nonzeros (at most 5%; it took
+// 3-30% less time per mode on Genten's tensors, H200, session 5). Cold rows: on the GPU `team`;
+// on the CPU private copies when they fit (no atomics; with one thread that is plain serial
+// MTTKRP), else `perm`.
 template <class Exec, class T, class Space>
 MttkrpAlgorithm choose_mttkrp(const SparseTensor<T, Space>& X, int n, index_type R) {
   const index_type I = X.dim(n);

@@ -126,8 +126,8 @@ class SparseTensor {
   bool has_sorted(int m) const { return static_cast<bool>((*sorted_)[m]); }
 
   // A copy with the nonzeros ordered by (mode s's index / rows_per_tile, mode n's index), stably:
-  // the tiled MTTKRP of mode n stages one tile of mode s's factor rows at a time. Cached, one
-  // copy per mode n (asking again with another s or tile size replaces it).
+  // the tiled MTTKRP of mode n then gathers from one tile of mode s's factor rows at a time.
+  // Cached, one copy per mode n (asking again with another s or tile size replaces it).
   const SparseTensor& tiled(int n, int s, index_type rows_per_tile) const {
     if (n < 0 || n >= ndims() || s < 0 || s >= ndims() || s == n || rows_per_tile < 1)
       impl::throw_error("grain::SparseTensor::tiled: mode ", n, " staged on mode ", s, " with ",

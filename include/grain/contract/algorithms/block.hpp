@@ -55,7 +55,7 @@ struct ContractBlockKernel {
 #pragma unroll
       for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
     // Loads of several k in flight: float moves half the bytes per load, so it unrolls further.
-    constexpr int kUnroll = sizeof(T) == 4 ? 4 : 2;
+    [[maybe_unused]] constexpr int kUnroll = sizeof(T) == 4 ? 4 : 2;  // nvcc only (GCC ignores the pragma)
     for (index_type k1 = 0; k1 < p.K1; ++k1) {
       const T* a1 = a + k1 * p.a_s1;
       const T* b1 = b + k1 * p.b_s1;
