@@ -22,7 +22,9 @@
 //   * results go through shared memory so the stores, too, are cell-contiguous.
 // Shared-memory strides are padded so fragment loads, staging stores and the result pass are
 // free of bank conflicts (the arithmetic is next to each constant).
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -32,34 +34,99 @@
 namespace grain::impl {
 namespace {
 
-constexpr int kCells = 8;                    // cells per block, one warp each
-constexpr int kThreads = kCells * 32;
-constexpr int kTile = 32;                    // a warp's outputs: kTile x kTile of one cell
-// Results: a lane writes 2 elements of row lane/4 (8-byte stores in float, 16-byte in double);
-// a row stride of 40 elements puts the 8 rows of a store phase in distinct banks, and a cell
-// stride of 40 * 32 + 2 (double) or + 4 (float) elements sets the 8 cells of the cell-contiguous
-// read-back 4 words apart.
+constexpr int kTile = 32;  // a warp's outputs: kTile x kTile of one cell
+
+// A block's shape: G consecutive cells, each with a WL x WR grid of warps, each warp one 32 x 32
+// tile, so the block covers (32 WL) x (32 WR) outputs of G cells. Larger per-cell tiles read each
+// staged row fewer times (a cell's left rows are re-read once per tile column, its right rows once
+// per tile row); more cells make longer contiguous runs (G elements of one (row, k)).
+template <int G_, int WL_, int WR_>
+struct MmaBlock {
+  static constexpr int G = G_, WL = WL_, WR = WR_;
+  static constexpr int warps = G * WL * WR, threads = 32 * warps;
+  static constexpr int TL = kTile * WL, TR = kTile * WR;
+};
+
+// Whether one warp's shared-memory access (the lanes' element offsets, elements of E = 4 or 8
+// bytes, distinct addresses) takes the fewest wavefronts: 8-byte accesses at most 2 lanes per
+// 8-byte slot of a 128-byte line (2 wavefronts), 4-byte ones 1 lane per bank.
+template <int E>
+constexpr bool conflict_free(const int (&off)[32]) {
+  constexpr int slots = E == 8 ? 16 : 32;
+  int count[32] = {};
+  for (int i = 0; i < 32; ++i) ++count[((off[i] % slots) + slots) % slots];
+  for (int s = 0; s < slots; ++s)
+    if (count[s] > 32 / slots) return false;
+  return true;
+}
+
+// Staging stores: lane i writes cell i % G, contracted index (i / G) % KC, row i / (G KC) of a
+// stage laid out as [cell][row][k] with a row stride rs and a cell stride rows * rs + pad. The
+// smallest pad that makes them conflict-free (rows = the operand's rows in the block).
+template <int E, int G, int KC, int rows, int rs>
+constexpr int staging_pad() {
+  constexpr int period = E == 8 ? 16 : 32;
+  for (int pad = 0; pad < period; ++pad) {
+    int off[32] = {};
+    for (int i = 0; i < 32; ++i)
+      off[i] = (i % G) * (rows * rs + pad) + ((i / (G * KC)) % rows) * rs + (i / G) % KC;
+    if (conflict_free<E>(off)) return pad;
+  }
+  return -1;
+}
+
+// Results leave through shared memory, in OP passes of 32 / OP rows of every warp's tile: warp
+// w's part at w * oc, rows kOutRow apart. A lane writes 2 elements of a row (8-byte stores in
+// float, 16-byte in double): a row stride of 40 elements puts the 8 rows of a store phase in
+// distinct banks. The read-back takes G cells x 32/G columns of one row per warp instruction
+// (cells fastest, as they are stored); the warp stride's pad is the smallest that keeps it
+// conflict-free.
 constexpr int kOutRow = kTile + 8;
-template <class T>
-constexpr int out_cell() { return kTile * kOutRow + (sizeof(T) == 8 ? 2 : 4); }
+template <int E, int G, int rows>
+constexpr int out_cell() {
+  constexpr int period = E == 8 ? 16 : 32;
+  for (int pad = 0; pad < period; pad += 2) {  // even: the tile writes are 8- or 16-byte stores
+    int off[32] = {};  // cell c's warp for a given (wl, wr) is c + G (wl + WL wr): cells one part apart
+    for (int i = 0; i < 32; ++i) off[i] = (i % G) * (rows * kOutRow + pad) + i / G;
+    if (conflict_free<E>(off)) return rows * kOutRow + pad;
+  }
+  return -1;
+}
 
 // The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
-template <class T, int KC, int NS>
+template <class T, class B, int KC, int NS, int OP>
 struct MmaShape {
-  static_assert(KC % (sizeof(T) == 8 ? 4 : 8) == 0 && kThreads % (kCells * KC) == 0 && NS >= 2,
-                "bad mma pipeline shape");
+  static constexpr int E = static_cast<int>(sizeof(T));
+  static_assert(KC % (E == 8 ? 4 : 8) == 0 && B::threads % (B::G * KC) == 0 && NS >= 2, "bad mma pipeline shape");
   // Fragment loads, in 4-byte words: a warp reads rows 0-7 x k 0-3 (float; double: lanes 0-15
   // read rows 0-3 x k 0-3 of 8-byte words). A row stride of 12 words (float) or of 4 or 12 doubles
-  // (mod 16) puts them in distinct banks.
-  static constexpr int row_stride = sizeof(T) == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
-  // Staging stores: 8 lanes write 8 cells at one (row, k); a cell stride of 2 doubles (mod 16)
-  // or 4 floats (mod 32) separates them, and the k's of the other lanes fill the gaps.
-  static constexpr int cell_stride = kTile * row_stride + (sizeof(T) == 8 ? 2 : 4);
-  static constexpr int operand = kCells * cell_stride;  // one operand of one stage, in elements
-  static constexpr int stage = 2 * operand;
-  static constexpr int row_step = kThreads / (kCells * KC);  // staging rows s_row + row_step j
-  static constexpr int smem_elems = NS * stage > kCells * out_cell<T>() ? NS * stage : kCells * out_cell<T>();
-  static constexpr int smem_bytes = smem_elems * static_cast<int>(sizeof(T));
+  // (mod 16) puts them in distinct banks (checked below).
+  static constexpr int rs = E == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
+  static constexpr int row_step = B::threads / (B::G * KC);  // staging rows s_row + row_step j
+  static_assert(B::TL % row_step == 0 && B::TR % row_step == 0, "bad mma staging shape");
+  static constexpr int Ja = B::TL / row_step, Jb = B::TR / row_step;
+  static constexpr int pad_a = staging_pad<E, B::G, KC, B::TL, rs>();
+  static constexpr int pad_b = staging_pad<E, B::G, KC, B::TR, rs>();
+  static_assert(pad_a >= 0 && pad_b >= 0, "no conflict-free staging layout");
+  static constexpr int cs_a = B::TL * rs + pad_a, cs_b = B::TR * rs + pad_b;  // cell strides
+  static constexpr int operand_a = B::G * cs_a;  // the left operand of one stage, in elements
+  static constexpr int stage = operand_a + B::G * cs_b;
+  static_assert(OP == 1 || OP == 2, "results leave in 1 or 2 passes");
+  static constexpr int out_rows = kTile / OP;  // rows of each warp's tile per result pass
+  static constexpr int oc = out_cell<E, B::G, out_rows>();
+  static_assert(oc > 0, "no conflict-free result layout");
+  // Persistent blocks: the staging stages, then the result region, so a block's results leave
+  // while the next item's first stages are already loading. One item per block: the result region
+  // reuses the stages.
+  static constexpr int smem_elems = NS * stage + B::warps * oc;
+  static constexpr int smem_elems_shared = NS * stage > B::warps * oc ? NS * stage : B::warps * oc;
+  static_assert(smem_elems * E <= 227 * 1024, "mma configuration needs more shared memory than a block gets");
+  static constexpr bool fragments_ok() {
+    int off[32] = {};
+    for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
+    return conflict_free<E>(off);
+  }
+  static_assert(fragments_ok(), "fragment loads would conflict");
 };
 
 // cp.async and the DMMA / TF32 MMAs exist from compute capability 8.0; the host refuses older
@@ -95,13 +162,27 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // d (8 x 8, two per lane: row lane/4, columns 2(lane%4) + {0,1}) += a (8 x 4: row lane/4,
 // column lane%4) * b (4 x 8: row lane%4, column lane/4).
-__device__ __forceinline__ void dmma(double (&d)[2], double a, double b) {
+__device__ __forceinline__ void dmma8(double (&d)[2], double a, double b) {
 #ifdef GRAIN_MMA_DEVICE
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
                : "+d"(d[0]), "+d"(d[1])
                : "d"(a), "d"(b));
 #else
   (void)d, (void)a, (void)b;
+  __trap();
+#endif
+}
+
+// The same product over 16 rows (compute capability 9.0): d0, d1 as dmma8's pair for row g =
+// lane/4, d2, d3 for row g + 8; a0 = a(g, lane%4), a1 = a(g + 8, lane%4); b as in dmma8.
+__device__ __forceinline__ void dmma16(double& d0, double& d1, double& d2, double& d3, double a0, double a1,
+                                       double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d0), "+d"(d1), "+d"(d2), "+d"(d3)
+               : "d"(a0), "d"(a1), "d"(b));
+#else
+  (void)d0, (void)d1, (void)d2, (void)d3, (void)a0, (void)a1, (void)b;
   __trap();
 #endif
 }
@@ -148,7 +229,10 @@ struct MmaAccumulators {
   }
 };
 
-// A warp's 32 x 32 tile of one cell, in double: 4 x 4 DMMA tiles of 8 x 8.
+// A warp's 32 x 32 tile of one cell, in double: 4 x 4 result tiles of 8 x 8. Wide = true issues
+// them as 2 x 4 products of 16 x 8 (m16n8k4, Hopper), which the FP64 tensor cores run at twice the
+// rate of m8n8k4 (measured: docs/performance.md, session 6); the fragments are the same.
+template <bool Wide>
 struct DmmaTile : MmaAccumulators<double, 4, 4, 2> {
   // fa, fb: this lane's fragment element (row lane/4, index lane%4) of the stage's left and right
   // operands; KC contracted indices, rows rs apart.
@@ -163,22 +247,32 @@ struct DmmaTile : MmaAccumulators<double, 4, 4, 2> {
         b[i] = fb[i * 8 * rs + kk];
       }
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < 4; i += Wide ? 2 : 1)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) dmma(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < 4; ++j) {
+          if constexpr (Wide)
+            dmma16(acc[i][j][0], acc[i][j][1], acc[i + 1][j][0], acc[i + 1][j][1], a[i], a[i + 1], b[j]);
+          else
+            dmma8(acc[i][j], a[i], b[j]);
+        }
     }
   }
   // Into so (row stride kOutRow): this lane's two neighbouring results of each 8 x 8 tile.
-  __device__ __forceinline__ void write(double* so, int lane) const {
+  // Into so (row stride kOutRow): this lane's two neighbouring results of each 8 x 8 tile in rows
+  // [32 part / OP, 32 (part + 1) / OP) of the tile, at rows counted from the part's first.
+  template <int OP>
+  __device__ __forceinline__ void write(double* so, int lane, int part) const {
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 4; ++i) {
+      if (i / (4 / OP) != part) continue;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         double2 v;
         v.x = acc[i][j][0];
         v.y = acc[i][j][1];
-        *reinterpret_cast<double2*>(so + (i * 8 + (lane >> 2)) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
+        *reinterpret_cast<double2*>(so + ((i % (4 / OP)) * 8 + (lane >> 2)) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
       }
+    }
   }
 };
 
@@ -215,10 +309,12 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
         }
     }
   }
-  __device__ __forceinline__ void write(float* so, int lane) const {
+  template <int OP>
+  __device__ __forceinline__ void write(float* so, int lane, int part) const {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 2; ++i) {
+      if (i / (2 / OP) != part) continue;
 #pragma unroll
       for (int j = 0; j < 4; ++j)
 #pragma unroll
@@ -226,110 +322,231 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
           float2 v;
           v.x = acc[i][j][2 * h];
           v.y = acc[i][j][2 * h + 1];
-          *reinterpret_cast<float2*>(so + (i * 16 + h * 8 + g) * kOutRow + j * 8 + 2 * t) = v;
+          *reinterpret_cast<float2*>(so + ((i % (2 / OP)) * 16 + h * 8 + g) * kOutRow + j * 8 + 2 * t) = v;
         }
+    }
   }
 };
 
-template <class T>
-using MmaTile = std::conditional_t<std::is_same_v<T, double>, DmmaTile, Tf32x3Tile>;
+// One mma configuration: the block shape, the pipeline, the result passes, whether blocks stay
+// resident and take items in turn (persistent) and, in double, the DMMA shape.
+template <class T, class B, int KC, int NS, int OP, bool Persistent, bool Wide>
+struct MmaConfig {
+  using Block = B;
+  using Shape = MmaShape<T, B, KC, NS, OP>;
+  static constexpr int smem_bytes = (Persistent ? Shape::smem_elems : Shape::smem_elems_shared) * static_cast<int>(sizeof(T));
+  using Tile = std::conditional_t<std::is_same_v<T, double>, DmmaTile<Wide>, Tf32x3Tile>;
+  static constexpr int kc = KC, ns = NS, op = OP;
+  static constexpr bool persistent = Persistent;
+};
 
-template <class T, int KC, int NS>
-__global__ void __launch_bounds__(kThreads, 2)
-    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r) {
-  using S = MmaShape<T, KC, NS>;
+// An item is one block tile (G cells x TL x TR outputs); items are numbered with a cell group's
+// tiles adjacent, so the blocks working at one time share their cells' rows in the L2. Block b
+// takes items b, b + gridDim.x, ... and runs their chunks of K as one stream: the stages of the
+// next item load while the current item's last chunks are multiplied and its results leave.
+template <class T, class Cfg>
+__global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 512 ? 1 : 2)
+    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r,
+                        const index_type items) {
+  using B = typename Cfg::Block;
+  using S = typename Cfg::Shape;
+  constexpr int KC = Cfg::kc, NS = Cfg::ns, OP = Cfg::op, G = B::G;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* smem = reinterpret_cast<T*>(smem_raw);
+  T* const sout = Cfg::persistent ? smem + NS * S::stage : smem;
   const index_type tiles = tiles_l * tiles_r;
-  const index_type group = blockIdx.x / tiles, t = blockIdx.x % tiles;  // tiles of a cell group adjacent: L2 reuse
-  const index_type c0 = group * kCells, l0 = (t / tiles_r) * kTile, r0 = (t % tiles_r) * kTile;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const index_type chunks = (p.K + KC - 1) / KC;
+  const index_type mine = (items - blockIdx.x + gridDim.x - 1) / gridDim.x;
+  const index_type total = mine * chunks;  // chunks this block multiplies
+  auto origin = [&](index_type item, index_type& c0, index_type& l0, index_type& r0) {
+    const index_type group = item / tiles, t = item % tiles;
+    c0 = group * G;
+    l0 = (t / tiles_r) * B::TL;
+    r0 = (t % tiles_r) * B::TR;
+  };
 
-  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j (j < J).
-  // What does not change along K is computed once: the first row of each operand, the distance
-  // between this thread's rows and how many of them exist (none for a cell past C). Computing the
-  // addresses and bounds per copy kept the integer pipe half busy (Nsight Compute, session 4).
-  constexpr int J = kTile / S::row_step;
-  const int s_cell = tid % kCells, s_k = (tid / kCells) % KC, s_row = tid / (kCells * KC);
-  const index_type c = c0 + s_cell;
-  const bool c_ok = c < p.C;
-  const index_type c_in = c_ok ? c : 0;
-  const T* a_row = p.a + c_in * p.a_c + (l0 + s_row) * p.a_l;
-  const T* b_row = p.b + c_in * p.b_c + (r0 + s_row) * p.b_r;
+  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j. Per
+  // item, each thread computes its first row of each operand and how many of its rows exist (none
+  // for a cell past C) once; per chunk only the offset of k is added (computing addresses and
+  // bounds per copy kept the integer pipe half busy: Nsight Compute, session 4).
+  const int s_cell = tid % G, s_k = (tid / G) % KC, s_row = tid / (G * KC);
   const index_type a_step = S::row_step * p.a_l, b_step = S::row_step * p.b_r;
-  auto rows_in = [&](index_type left) -> int {  // j with s_row + row_step j < left
-    if (!c_ok || left <= s_row) return 0;
+  const T* a_row = p.a;
+  const T* b_row = p.b;
+  int na = 0, nb = 0;
+  index_type s_item = blockIdx.x, s_ch = 0;  // the next chunk to stage
+  auto rows_in = [&](index_type left, int J) -> int {  // j < J with s_row + row_step j < left
+    if (left <= s_row) return 0;
     const index_type n = (left - s_row + S::row_step - 1) / S::row_step;
     return n < J ? static_cast<int>(n) : J;
   };
-  const int na = rows_in(p.L - l0), nb = rows_in(p.R - r0);
-  T* const s_base = smem + s_cell * S::cell_stride + s_k + s_row * S::row_stride;
-  auto stage = [&](int buf, index_type k0) {
-    const index_type k = k0 + s_k;
+  auto enter = [&](index_type item) {  // the staging state for a new item
+    index_type c0, l0, r0;
+    origin(item, c0, l0, r0);
+    const index_type c = c0 + s_cell;
+    const bool c_ok = c < p.C;
+    const index_type c_in = c_ok ? c : 0;
+    a_row = p.a + c_in * p.a_c + (l0 + s_row) * p.a_l;
+    b_row = p.b + c_in * p.b_c + (r0 + s_row) * p.b_r;
+    na = c_ok ? rows_in(p.L - l0, S::Ja) : 0;
+    nb = c_ok ? rows_in(p.R - r0, S::Jb) : 0;
+  };
+  enter(s_item);
+  T* const sa_base = smem + s_cell * S::cs_a + s_row * S::rs + s_k;
+  T* const sb_base = smem + S::operand_a + s_cell * S::cs_b + s_row * S::rs + s_k;
+  auto stage_next = [&](int buf) {
+    const index_type k = s_ch * KC + s_k;
     const bool k_ok = k < p.K;
     const T* ak = a_row + (k_ok ? p.a_k(k) : 0);
     const T* bk = b_row + (k_ok ? p.b_k(k) : 0);
-    T* sa = s_base + buf * S::stage;
-    T* sb = sa + S::operand;
+    T* sa = sa_base + buf * S::stage;
+    T* sb = sb_base + buf * S::stage;
     constexpr int bytes = static_cast<int>(sizeof(T));
 #pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const bool la = k_ok && j < na, rb = k_ok && j < nb;
-      cp_async(sa + j * S::row_step * S::row_stride, la ? ak + j * a_step : p.a, la ? bytes : 0);
-      cp_async(sb + j * S::row_step * S::row_stride, rb ? bk + j * b_step : p.b, rb ? bytes : 0);
+    for (int j = 0; j < S::Ja; ++j) {
+      const bool in = k_ok && j < na;
+      cp_async(sa + j * S::row_step * S::rs, in ? ak + j * a_step : p.a, in ? bytes : 0);
+    }
+#pragma unroll
+    for (int j = 0; j < S::Jb; ++j) {
+      const bool in = k_ok && j < nb;
+      cp_async(sb + j * S::row_step * S::rs, in ? bk + j * b_step : p.b, in ? bytes : 0);
+    }
+    if (++s_ch == chunks) {
+      s_ch = 0;
+      s_item += gridDim.x;
+      if (s_item < items) enter(s_item);
     }
   };
 
-  MmaTile<T> tile;
-  tile.zero();
+  typename Cfg::Tile tile;
 
-  // This lane's fragment element: row lane/4, contracted index lane%4 (the same for both operands).
-  const T* frag = smem + warp * S::cell_stride + (lane >> 2) * S::row_stride + (lane & 3);
-  const index_type chunks = (p.K + KC - 1) / KC;
+  // This warp's tile: cell w_cell, rows w_l * 32 on, columns w_r * 32 on. This lane's fragment
+  // element: row lane/4, contracted index lane%4 (the same for both operands).
+  const int w_cell = warp % G, w_l = (warp / G) % B::WL, w_r = warp / (G * B::WL);
+  const int frag = (lane >> 2) * S::rs + (lane & 3);
+  const T* frag_a = smem + w_cell * S::cs_a + w_l * kTile * S::rs + frag;
+  const T* frag_b = smem + S::operand_a + w_cell * S::cs_b + w_r * kTile * S::rs + frag;
+
+  // The results of one item: OP passes through the result region, G cells fastest in each store.
+  auto finish = [&](index_type item) {
+    index_type c0, l0, r0;
+    origin(item, c0, l0, r0);
+#pragma unroll
+    for (int part = 0; part < OP; ++part) {
+      if (part > 0) __syncthreads();  // the previous part has left the region
+      tile.template write<OP>(sout + warp * S::oc, lane, part);
+      __syncthreads();
+      constexpr int rows = B::WL * S::out_rows;  // block rows in this part
+      for (int e = tid; e < G * rows * B::TR; e += B::threads) {
+        const int cell = e % G, rc = e / G, col = rc % B::TR, rr = rc / B::TR;
+        const int wl = rr / S::out_rows, ri = rr % S::out_rows;
+        const index_type cc = c0 + cell, l = l0 + wl * kTile + part * S::out_rows + ri, r = r0 + col;
+        if (cc < p.C && l < p.L && r < p.R) {
+          const T v = sout[(cell + G * (wl + B::WL * (col / kTile))) * S::oc + ri * kOutRow + col % kTile];
+          T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
+          *o = p.sum_into ? *o + v : v;
+        }
+      }
+    }
+  };
+
   // NS - 1 chunks in flight ahead of the one being multiplied; a group is committed every step
   // (empty at the tail) so wait_group's count stays uniform.
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {
-    if (s < chunks) stage(s, static_cast<index_type>(s) * KC);
+    if (s < total) stage_next(s);
     cp_async_commit();
   }
-  for (index_type ch = 0; ch < chunks; ++ch) {
-    cp_async_wait<NS - 2>();  // chunk ch has landed (this thread's copies) ...
-    __syncthreads();          // ... everyone's; and everyone is done with chunk ch - 1's buffer
-    if (ch + NS - 1 < chunks) stage(static_cast<int>((ch + NS - 1) % NS), (ch + NS - 1) * KC);
-    cp_async_commit();
-    const T* fa = frag + static_cast<int>(ch % NS) * S::stage;
-    tile.template multiply<KC, S::row_stride>(fa, fa + S::operand);
+  index_type q = 0;  // the chunk being multiplied, counted over this block's items
+  for (index_type item = blockIdx.x; item < items; item += gridDim.x) {
+    tile.zero();
+    for (index_type ch = 0; ch < chunks; ++ch, ++q) {
+      cp_async_wait<NS - 2>();  // chunk q has landed (this thread's copies) ...
+      __syncthreads();          // ... everyone's; everyone is done with chunk q - 1's buffer and the
+                                // previous item's results have left the result region
+      if (q + NS - 1 < total) stage_next(static_cast<int>((q + NS - 1) % NS));
+      cp_async_commit();
+      const int off = static_cast<int>(q % NS) * S::stage;
+      tile.template multiply<KC, S::rs>(frag_a + off, frag_b + off);
+    }
+    if (!Cfg::persistent) {
+      cp_async_wait<0>();
+      __syncthreads();  // one item per block: the staging buffers become the result region
+    }
+    finish(item);
   }
   cp_async_wait<0>();
-  __syncthreads();  // the staging buffers become the result buffer
+}
 
-  constexpr int oc = out_cell<T>();
-  tile.write(smem + warp * oc, lane);
-  __syncthreads();
-  for (int e = tid; e < kCells * kTile * kTile; e += kThreads) {
-    const int cell = e % kCells, rc = e / kCells, col = rc % kTile, row = rc / kTile;
-    const index_type cc = c0 + cell, l = l0 + row, r = r0 + col;
-    if (cc < p.C && l < p.L && r < p.R) {
-      const T v = smem[cell * oc + row * kOutRow + col];
-      T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-      *o = p.sum_into ? *o + v : v;
-    }
+template <class T, class Cfg>
+void launch_mma(const ContractProblem<T>& p) {
+  using B = typename Cfg::Block;
+  using S = typename Cfg::Shape;
+  const index_type tiles_l = (p.L + B::TL - 1) / B::TL, tiles_r = (p.R + B::TR - 1) / B::TR;
+  const index_type items = (p.C + B::G - 1) / B::G * tiles_l * tiles_r;
+  // Blocks that fit on the device at once (persistent), from the occupancy the kernel gets.
+  static const index_type resident = [] {
+    cuda_check(cudaFuncSetAttribute(contract_mma_kernel<T, Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::smem_bytes),
+               "algorithm 'mma': cudaFuncSetAttribute");
+    int dev = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contract_mma_kernel<T, Cfg>, B::threads,
+                                                             Cfg::smem_bytes),
+               "algorithm 'mma': occupancy");
+    return static_cast<index_type>(sms) * (per_sm > 0 ? per_sm : 1);
+  }();
+  index_type blocks = items;
+  if (Cfg::persistent && blocks > resident) blocks = resident;
+  if (blocks > 0x7fffffff)
+    throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
+  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, Cfg::smem_bytes>>>(p, tiles_l, tiles_r, items);
+  cuda_check_launch("algorithm 'mma': contract_mma_kernel");
+}
+
+// The configurations, by index (GRAIN_MMA_SHAPE selects one for experiments): cells x per-cell
+// tile, threads, stages (double / float), result passes, persistent or one item per block.
+//   0: 8 x 32 x 32, 256, 4 / 2, 1 pass, one item per block, m8n8k4 DMMA (compute capability 8.x)
+//   1: the same with m16n8k4 DMMA
+//   2: 8 x 32 x 32, 256, 4 / 2, 2 passes, persistent
+//   3: 8 x 32 x 32, 256, 4 / 3, 2 passes, persistent
+//   4: 4 x 64 x 64, 512, 4 / 2, 2 passes, persistent
+//   5: 16 x 32 x 32, 512, 4 / 2, 2 passes, persistent
+//   6: 8 x 32 x 32, 256, 3 / 2, 1 pass, persistent
+// double: 4 contracted indices per stage; float: 8 (session 4).
+constexpr int kMmaShapes = 7;
+template <class T, bool Wide, int G, int WL, int WR, int NSd, int NSf, int OP, bool Persistent>
+using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? NSd : NSf, OP, Persistent, Wide>;
+
+template <class T>
+void run_mma_shape(const ContractProblem<T>& p, int shape) {
+  switch (shape) {
+    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1, 4, 2, 1, false>>(p); break;
+    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 2, 1, false>>(p); break;
+    case 2: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 2, 2, true>>(p); break;
+    case 3: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 3, 2, true>>(p); break;
+    case 4: launch_mma<T, Cfg<T, true, 4, 2, 2, 4, 2, 2, true>>(p); break;
+    case 5: launch_mma<T, Cfg<T, true, 16, 1, 1, 4, 2, 2, true>>(p); break;
+    default: launch_mma<T, Cfg<T, true, 8, 1, 1, 3, 2, 1, true>>(p); break;
   }
 }
 
-template <class T, int KC, int NS>
-void launch_mma(const ContractProblem<T>& p, index_type blocks, index_type tiles_l, index_type tiles_r) {
-  using S = MmaShape<T, KC, NS>;
-  static const bool configured = [] {
-    cuda_check(cudaFuncSetAttribute(contract_mma_kernel<T, KC, NS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    S::smem_bytes),
-               "algorithm 'mma': cudaFuncSetAttribute");
-    return true;
-  }();
-  (void)configured;
-  contract_mma_kernel<T, KC, NS><<<static_cast<unsigned>(blocks), kThreads, S::smem_bytes>>>(p, tiles_l, tiles_r);
-  cuda_check_launch("algorithm 'mma': contract_mma_kernel");
+// -1: chosen per shape; else the configuration to run (tests, experiments). GRAIN_MMA_SHAPE sets
+// it for a whole process (docs/performance.md, session 6).
+std::atomic<int> g_forced_shape{[] {
+  const char* env = std::getenv("GRAIN_MMA_SHAPE");
+  const int v = env && *env ? std::atoi(env) : -1;
+  return v >= 0 && v < kMmaShapes ? v : -1;
+}()};
+
+template <class T>
+int pick_mma_shape(const ContractProblem<T>& p, int major) {
+  if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
+  (void)p;
+  return major >= 9 ? 1 : 0;
 }
 
 template <class T>
@@ -343,26 +560,20 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
                 dev, " has ", major, ".x");
-  const index_type tiles_l = (p.L + kTile - 1) / kTile, tiles_r = (p.R + kTile - 1) / kTile;
-  const index_type blocks = (p.C + kCells - 1) / kCells * tiles_l * tiles_r;
-  if (blocks > 0x7fffffff)
-    throw_error(fn, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  if constexpr (std::is_same_v<T, double>) {
-    // 4 contracted indices per stage, 4 stages: measured on the H100 (sessions 3 and 4) against
-    // 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4 — 4 x 3 within 3%, the others 3-35% slower; shapes
-    // whose shared memory allows one block per SM lose (docs/performance.md).
-    launch_mma<double, 4, 4>(p, blocks, tiles_l, tiles_r);
-  } else {
-    // One m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2 stages:
-    // 2-9% ahead of 4 stages (3 stages were even with 4); 16 indices per stage (one block per SM)
-    // lost 20-35%, and three blocks per SM (80 registers, spills) gained nothing (H100, session 4).
-    launch_mma<float, 8, 2>(p, blocks, tiles_l, tiles_r);
-  }
+  int shape = pick_mma_shape(p, major);
+  if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
+  run_mma_shape(p, shape);
 }
 
 }  // namespace
 
 void contract_mma_cuda(const ContractProblem<double>& p) { contract_mma_any(p); }
 void contract_mma_cuda(const ContractProblem<float>& p) { contract_mma_any(p); }
+int contract_mma_shape_count() { return kMmaShapes; }
+void contract_mma_force_shape(int shape) {
+  if (shape < -1 || shape >= kMmaShapes)
+    throw_error("grain::impl::contract_mma_force_shape: shape ", shape, " is not -1 or 0..", kMmaShapes - 1);
+  g_forced_shape.store(shape, std::memory_order_relaxed);
+}
 
 }  // namespace grain::impl

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <vector>
+
+#include "grain/contract/engine.hpp"
 
 #include "contract_test_util.hpp"
 
@@ -250,6 +253,77 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
   std::printf("[ contract ] mma float: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", worst,
               worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
+}
+
+// Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
+// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16),
+// 70 x 45 fields (partial 32- and 64-row tiles, several tiles each way), K = 13 x 3 = 39 (not a
+// multiple of a stage), overwriting a NaN-poisoned output and then accumulating into it, against
+// a double loop on the host.
+template <class T>
+void mma_every_shape() {
+  constexpr std::size_t C = 37, L = 70, R = 45, P = 13, D = 3;
+  using HL = grain::View<T****, grain::LayoutLeft, grain::HostSpace>;
+  using HO = grain::View<T***, grain::LayoutLeft, grain::HostSpace>;
+  using DL = grain::View<T****, grain::LayoutLeft, grain::CudaSpace>;
+  using DO = grain::View<T***, grain::LayoutLeft, grain::CudaSpace>;
+  HL hl("left", C, L, P, D), hr("right", C, R, P, D);
+  HO ho("out", C, L, R);
+  grain::test::fill_random(hl, 901);
+  grain::test::fill_random(hr, 902);
+  DL dl("left_d", C, L, P, D), dr("right_d", C, R, P, D);
+  DO dout("out_d", C, L, R);
+  grain::deep_copy(dl, hl);
+  grain::deep_copy(dr, hr);
+  std::vector<double> ref(C * L * R), mag(C * L * R);
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t l = 0; l < L; ++l)
+      for (std::size_t r = 0; r < R; ++r) {
+        double sum = 0, m = 0;
+        for (std::size_t q = 0; q < P; ++q)
+          for (std::size_t d = 0; d < D; ++d) {
+            const double x = double(hl(c, l, q, d)) * double(hr(c, r, q, d));
+            sum += x;
+            m += std::abs(x);
+          }
+        ref[(c * L + l) * R + r] = sum;
+        mag[(c * L + l) * R + r] = m;
+      }
+  grain::ContractOptions opt;
+  opt.algorithm = ContractAlgorithm::Mma;
+  const int shapes = grain::impl::contract_mma_shape_count();
+  ASSERT_GE(shapes, 2);
+  for (int shape = 0; shape < shapes; ++shape) {
+    grain::impl::contract_mma_force_shape(shape);
+    grain::deep_copy(dout, std::numeric_limits<T>::quiet_NaN());
+    opt.sum_into = false;
+    grain::contract_field_field_vector(dout, dl, dr, opt);
+    opt.sum_into = true;  // out = 2 * result
+    grain::contract_field_field_vector(dout, dl, dr, opt);
+    grain::deep_copy(ho, dout);
+    std::size_t bad = 0;
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t r = 0; r < R; ++r) {
+          const std::size_t i = (c * L + l) * R + r;
+          const double err = std::abs(double(ho(c, l, r)) - 2 * ref[i]);
+          if (!(err <= 2 * tol_for<T>(P * D, mag[i])) && bad++ < 5)
+            ADD_FAILURE() << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
+                          << ", expected " << 2 * ref[i];
+        }
+    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit)";
+  }
+  grain::impl::contract_mma_force_shape(-1);
+  EXPECT_THROW(grain::impl::contract_mma_force_shape(shapes), grain::Error);
+}
+
+TEST(ContractMma, EveryBlockShapeDouble) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  mma_every_shape<double>();
+}
+TEST(ContractMma, EveryBlockShapeFloat) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  mma_every_shape<float>();
 }
 #endif
 

@@ -23,6 +23,10 @@ void contract_blas_cuda(const ContractProblem<double>& p);
 // in float.
 void contract_mma_cuda(const ContractProblem<double>& p);
 void contract_mma_cuda(const ContractProblem<float>& p);
+// mma's block configurations: how many there are, and forcing one for every later call (-1: back
+// to choosing per shape). For tests and experiments; GRAIN_MMA_SHAPE=N does the same per process.
+int contract_mma_shape_count();
+void contract_mma_force_shape(int shape);
 #endif
 
 }  // namespace grain::impl
