@@ -1,6 +1,8 @@
 // Algorithm::Mma — FieldField on the GPU's tensor cores, for cells-fastest operands (LayoutLeft
 // left, right and out). CUDA builds only.
-//   double: the FP64 tensor cores (DMMA, mma.sync m8n8k4), exact double arithmetic;
+//   double: the FP64 tensor cores (DMMA: mma.sync m16n8k4 on compute capability 9.0, which runs at
+//           twice the rate of the m8n8k4 that 8.x has: 66 against 33 TFLOP/s on an H100), exact
+//           double arithmetic;
 //   float:  TF32 tensor cores in the 3xTF32 split (mma.sync m16n8k8): each operand x is split
 //           into big = tf32(x) and small = tf32(x - big), and big*big + big*small + small*big is
 //           accumulated in fp32. The dropped small*small term and the rounding of small leave a
@@ -10,18 +12,18 @@
 // Why a kernel of its own: in LayoutLeft the unit-stride index is the cell, so no GEMM library
 // can read a cell's matrices, and the portable `block` kernel runs the cell's GEMM on the FMA
 // pipes at a quarter of their peak (docs/performance.md, session 2: 216 registers, 12.5%
-// occupancy, latency-bound). Here a block of 8 warps takes 8 consecutive cells and one 32 x 32
-// tile of their outputs:
-//   * staging: every thread copies elements global -> shared with cp.async, mapped so that 8
-//     neighbouring threads read 8 neighbouring cells (64 contiguous bytes in double, 32 in
-//     float), in a pipeline of 4 (double) or 2 (float) stages of KC contracted indices
+// occupancy, latency-bound). Here a block takes G consecutive cells and a (32 WL) x (32 WR) tile
+// of their outputs, one warp per 32 x 32 part (the default: 8 cells, one warp each):
+//   * staging: every thread copies elements global -> shared with cp.async, mapped so that G
+//     neighbouring threads read G neighbouring cells (64 contiguous bytes in double, 32 in
+//     float, for G = 8), in a pipeline of 4 (double) or 2 (float) stages of KC contracted indices
 //     (zero-filled past L, R, K and C);
-//   * compute: warp w owns cell w's 32 x 32 tile (32 accumulators per thread): per chunk it loads
-//     its left and right fragments from shared memory and issues 16 DMMAs per 4 indices (double)
-//     or 8 x 3 TF32 MMAs per 8 indices (float);
+//   * compute: each warp owns one cell's 32 x 32 tile (32 accumulators per thread): per chunk it
+//     loads its left and right fragments from shared memory and issues 8 m16n8k4 (or 16 m8n8k4)
+//     DMMAs per 4 indices (double) or 8 x 3 TF32 MMAs per 8 indices (float);
 //   * results go through shared memory so the stores, too, are cell-contiguous.
 // Shared-memory strides are padded so fragment loads, staging stores and the result pass are
-// free of bank conflicts (the arithmetic is next to each constant).
+// free of bank conflicts (the pads are searched at compile time, and checked by static_assert).
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -75,26 +77,25 @@ constexpr int staging_pad() {
   return -1;
 }
 
-// Results leave through shared memory, in OP passes of 32 / OP rows of every warp's tile: warp
-// w's part at w * oc, rows kOutRow apart. A lane writes 2 elements of a row (8-byte stores in
-// float, 16-byte in double): a row stride of 40 elements puts the 8 rows of a store phase in
-// distinct banks. The read-back takes G cells x 32/G columns of one row per warp instruction
-// (cells fastest, as they are stored); the warp stride's pad is the smallest that keeps it
-// conflict-free.
+// Results leave through shared memory: warp w's 32 x 32 tile at w * oc, rows kOutRow apart. A
+// lane writes 2 elements of a row (8-byte stores in float, 16-byte in double): a row stride of 40
+// elements puts the 8 rows of a store phase in distinct banks. The read-back takes G cells x 32/G
+// columns of one row per warp instruction (cells fastest, as they are stored); the warp stride's
+// pad is the smallest even one that keeps it conflict-free.
 constexpr int kOutRow = kTile + 8;
-template <int E, int G, int rows>
+template <int E, int G>
 constexpr int out_cell() {
   constexpr int period = E == 8 ? 16 : 32;
   for (int pad = 0; pad < period; pad += 2) {  // even: the tile writes are 8- or 16-byte stores
-    int off[32] = {};  // cell c's warp for a given (wl, wr) is c + G (wl + WL wr): cells one part apart
-    for (int i = 0; i < 32; ++i) off[i] = (i % G) * (rows * kOutRow + pad) + i / G;
-    if (conflict_free<E>(off)) return rows * kOutRow + pad;
+    int off[32] = {};  // cell c's warp for a given (wl, wr) is c + G (wl + WL wr): cells one tile apart
+    for (int i = 0; i < 32; ++i) off[i] = (i % G) * (kTile * kOutRow + pad) + i / G;
+    if (conflict_free<E>(off)) return kTile * kOutRow + pad;
   }
   return -1;
 }
 
 // The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
-template <class T, class B, int KC, int NS, int OP>
+template <class T, class B, int KC, int NS>
 struct MmaShape {
   static constexpr int E = static_cast<int>(sizeof(T));
   static_assert(KC % (E == 8 ? 4 : 8) == 0 && B::threads % (B::G * KC) == 0 && NS >= 2, "bad mma pipeline shape");
@@ -111,16 +112,12 @@ struct MmaShape {
   static constexpr int cs_a = B::TL * rs + pad_a, cs_b = B::TR * rs + pad_b;  // cell strides
   static constexpr int operand_a = B::G * cs_a;  // the left operand of one stage, in elements
   static constexpr int stage = operand_a + B::G * cs_b;
-  static_assert(OP == 1 || OP == 2, "results leave in 1 or 2 passes");
-  static constexpr int out_rows = kTile / OP;  // rows of each warp's tile per result pass
-  static constexpr int oc = out_cell<E, B::G, out_rows>();
+  static constexpr int oc = out_cell<E, B::G>();
   static_assert(oc > 0, "no conflict-free result layout");
-  // Persistent blocks: the staging stages, then the result region, so a block's results leave
-  // while the next item's first stages are already loading. One item per block: the result region
-  // reuses the stages.
-  static constexpr int smem_elems = NS * stage + B::warps * oc;
-  static constexpr int smem_elems_shared = NS * stage > B::warps * oc ? NS * stage : B::warps * oc;
-  static_assert(smem_elems * E <= 227 * 1024, "mma configuration needs more shared memory than a block gets");
+  // The result tiles reuse the staging buffers.
+  static constexpr int smem_elems = NS * stage > B::warps * oc ? NS * stage : B::warps * oc;
+  static constexpr int smem_bytes = smem_elems * E;
+  static_assert(smem_bytes <= 227 * 1024, "mma configuration needs more shared memory than a block gets");
   static constexpr bool fragments_ok() {
     int off[32] = {};
     for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
@@ -258,21 +255,16 @@ struct DmmaTile : MmaAccumulators<double, 4, 4, 2> {
     }
   }
   // Into so (row stride kOutRow): this lane's two neighbouring results of each 8 x 8 tile.
-  // Into so (row stride kOutRow): this lane's two neighbouring results of each 8 x 8 tile in rows
-  // [32 part / OP, 32 (part + 1) / OP) of the tile, at rows counted from the part's first.
-  template <int OP>
-  __device__ __forceinline__ void write(double* so, int lane, int part) const {
+  __device__ __forceinline__ void write(double* so, int lane) const {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (i / (4 / OP) != part) continue;
+    for (int i = 0; i < 4; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         double2 v;
         v.x = acc[i][j][0];
         v.y = acc[i][j][1];
-        *reinterpret_cast<double2*>(so + ((i % (4 / OP)) * 8 + (lane >> 2)) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
+        *reinterpret_cast<double2*>(so + (i * 8 + (lane >> 2)) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
       }
-    }
   }
 };
 
@@ -309,12 +301,10 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
         }
     }
   }
-  template <int OP>
-  __device__ __forceinline__ void write(float* so, int lane, int part) const {
+  __device__ __forceinline__ void write(float* so, int lane) const {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      if (i / (2 / OP) != part) continue;
+    for (int i = 0; i < 2; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j)
 #pragma unroll
@@ -322,81 +312,54 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
           float2 v;
           v.x = acc[i][j][2 * h];
           v.y = acc[i][j][2 * h + 1];
-          *reinterpret_cast<float2*>(so + ((i % (2 / OP)) * 16 + h * 8 + g) * kOutRow + j * 8 + 2 * t) = v;
+          *reinterpret_cast<float2*>(so + (i * 16 + h * 8 + g) * kOutRow + j * 8 + 2 * t) = v;
         }
-    }
   }
 };
 
-// One mma configuration: the block shape, the pipeline, the result passes, whether blocks stay
-// resident and take items in turn (persistent) and, in double, the DMMA shape.
-template <class T, class B, int KC, int NS, int OP, bool Persistent, bool Wide>
+// One mma configuration: the block shape, the pipeline and, in double, the DMMA shape.
+template <class T, class B, int KC, int NS, bool Wide>
 struct MmaConfig {
   using Block = B;
-  using Shape = MmaShape<T, B, KC, NS, OP>;
-  static constexpr int smem_bytes = (Persistent ? Shape::smem_elems : Shape::smem_elems_shared) * static_cast<int>(sizeof(T));
+  using Shape = MmaShape<T, B, KC, NS>;
   using Tile = std::conditional_t<std::is_same_v<T, double>, DmmaTile<Wide>, Tf32x3Tile>;
-  static constexpr int kc = KC, ns = NS, op = OP;
-  static constexpr bool persistent = Persistent;
+  static constexpr int kc = KC, ns = NS;
 };
 
-// An item is one block tile (G cells x TL x TR outputs); items are numbered with a cell group's
-// tiles adjacent, so the blocks working at one time share their cells' rows in the L2. Block b
-// takes items b, b + gridDim.x, ... and runs their chunks of K as one stream: the stages of the
-// next item load while the current item's last chunks are multiplied and its results leave.
 template <class T, class Cfg>
 __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 512 ? 1 : 2)
-    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r,
-                        const index_type items) {
+    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r) {
   using B = typename Cfg::Block;
   using S = typename Cfg::Shape;
-  constexpr int KC = Cfg::kc, NS = Cfg::ns, OP = Cfg::op, G = B::G;
+  constexpr int KC = Cfg::kc, NS = Cfg::ns, G = B::G;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* smem = reinterpret_cast<T*>(smem_raw);
-  T* const sout = Cfg::persistent ? smem + NS * S::stage : smem;
   const index_type tiles = tiles_l * tiles_r;
+  const index_type group = blockIdx.x / tiles, t = blockIdx.x % tiles;  // tiles of a cell group adjacent: L2 reuse
+  const index_type c0 = group * G, l0 = (t / tiles_r) * B::TL, r0 = (t % tiles_r) * B::TR;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const index_type chunks = (p.K + KC - 1) / KC;
-  const index_type mine = (items - blockIdx.x + gridDim.x - 1) / gridDim.x;
-  const index_type total = mine * chunks;  // chunks this block multiplies
-  auto origin = [&](index_type item, index_type& c0, index_type& l0, index_type& r0) {
-    const index_type group = item / tiles, t = item % tiles;
-    c0 = group * G;
-    l0 = (t / tiles_r) * B::TL;
-    r0 = (t % tiles_r) * B::TR;
-  };
 
-  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j. Per
-  // item, each thread computes its first row of each operand and how many of its rows exist (none
-  // for a cell past C) once; per chunk only the offset of k is added (computing addresses and
-  // bounds per copy kept the integer pipe half busy: Nsight Compute, session 4).
+  // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j.
+  // What does not change along K is computed once: the first row of each operand, the distance
+  // between this thread's rows and how many of them exist (none for a cell past C). Computing the
+  // addresses and bounds per copy kept the integer pipe half busy (Nsight Compute, session 4).
   const int s_cell = tid % G, s_k = (tid / G) % KC, s_row = tid / (G * KC);
+  const index_type c = c0 + s_cell;
+  const bool c_ok = c < p.C;
+  const index_type c_in = c_ok ? c : 0;
+  const T* a_row = p.a + c_in * p.a_c + (l0 + s_row) * p.a_l;
+  const T* b_row = p.b + c_in * p.b_c + (r0 + s_row) * p.b_r;
   const index_type a_step = S::row_step * p.a_l, b_step = S::row_step * p.b_r;
-  const T* a_row = p.a;
-  const T* b_row = p.b;
-  int na = 0, nb = 0;
-  index_type s_item = blockIdx.x, s_ch = 0;  // the next chunk to stage
   auto rows_in = [&](index_type left, int J) -> int {  // j < J with s_row + row_step j < left
-    if (left <= s_row) return 0;
+    if (!c_ok || left <= s_row) return 0;
     const index_type n = (left - s_row + S::row_step - 1) / S::row_step;
     return n < J ? static_cast<int>(n) : J;
   };
-  auto enter = [&](index_type item) {  // the staging state for a new item
-    index_type c0, l0, r0;
-    origin(item, c0, l0, r0);
-    const index_type c = c0 + s_cell;
-    const bool c_ok = c < p.C;
-    const index_type c_in = c_ok ? c : 0;
-    a_row = p.a + c_in * p.a_c + (l0 + s_row) * p.a_l;
-    b_row = p.b + c_in * p.b_c + (r0 + s_row) * p.b_r;
-    na = c_ok ? rows_in(p.L - l0, S::Ja) : 0;
-    nb = c_ok ? rows_in(p.R - r0, S::Jb) : 0;
-  };
-  enter(s_item);
+  const int na = rows_in(p.L - l0, S::Ja), nb = rows_in(p.R - r0, S::Jb);
   T* const sa_base = smem + s_cell * S::cs_a + s_row * S::rs + s_k;
   T* const sb_base = smem + S::operand_a + s_cell * S::cs_b + s_row * S::rs + s_k;
-  auto stage_next = [&](int buf) {
-    const index_type k = s_ch * KC + s_k;
+  auto stage = [&](int buf, index_type k0) {
+    const index_type k = k0 + s_k;
     const bool k_ok = k < p.K;
     const T* ak = a_row + (k_ok ? p.a_k(k) : 0);
     const T* bk = b_row + (k_ok ? p.b_k(k) : 0);
@@ -413,14 +376,10 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
       const bool in = k_ok && j < nb;
       cp_async(sb + j * S::row_step * S::rs, in ? bk + j * b_step : p.b, in ? bytes : 0);
     }
-    if (++s_ch == chunks) {
-      s_ch = 0;
-      s_item += gridDim.x;
-      if (s_item < items) enter(s_item);
-    }
   };
 
   typename Cfg::Tile tile;
+  tile.zero();
 
   // This warp's tile: cell w_cell, rows w_l * 32 on, columns w_r * 32 on. This lane's fragment
   // element: row lane/4, contracted index lane%4 (the same for both operands).
@@ -428,56 +387,36 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
   const int frag = (lane >> 2) * S::rs + (lane & 3);
   const T* frag_a = smem + w_cell * S::cs_a + w_l * kTile * S::rs + frag;
   const T* frag_b = smem + S::operand_a + w_cell * S::cs_b + w_r * kTile * S::rs + frag;
-
-  // The results of one item: OP passes through the result region, G cells fastest in each store.
-  auto finish = [&](index_type item) {
-    index_type c0, l0, r0;
-    origin(item, c0, l0, r0);
-#pragma unroll
-    for (int part = 0; part < OP; ++part) {
-      if (part > 0) __syncthreads();  // the previous part has left the region
-      tile.template write<OP>(sout + warp * S::oc, lane, part);
-      __syncthreads();
-      constexpr int rows = B::WL * S::out_rows;  // block rows in this part
-      for (int e = tid; e < G * rows * B::TR; e += B::threads) {
-        const int cell = e % G, rc = e / G, col = rc % B::TR, rr = rc / B::TR;
-        const int wl = rr / S::out_rows, ri = rr % S::out_rows;
-        const index_type cc = c0 + cell, l = l0 + wl * kTile + part * S::out_rows + ri, r = r0 + col;
-        if (cc < p.C && l < p.L && r < p.R) {
-          const T v = sout[(cell + G * (wl + B::WL * (col / kTile))) * S::oc + ri * kOutRow + col % kTile];
-          T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-          *o = p.sum_into ? *o + v : v;
-        }
-      }
-    }
-  };
-
+  const index_type chunks = (p.K + KC - 1) / KC;
   // NS - 1 chunks in flight ahead of the one being multiplied; a group is committed every step
   // (empty at the tail) so wait_group's count stays uniform.
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {
-    if (s < total) stage_next(s);
+    if (s < chunks) stage(s, static_cast<index_type>(s) * KC);
     cp_async_commit();
   }
-  index_type q = 0;  // the chunk being multiplied, counted over this block's items
-  for (index_type item = blockIdx.x; item < items; item += gridDim.x) {
-    tile.zero();
-    for (index_type ch = 0; ch < chunks; ++ch, ++q) {
-      cp_async_wait<NS - 2>();  // chunk q has landed (this thread's copies) ...
-      __syncthreads();          // ... everyone's; everyone is done with chunk q - 1's buffer and the
-                                // previous item's results have left the result region
-      if (q + NS - 1 < total) stage_next(static_cast<int>((q + NS - 1) % NS));
-      cp_async_commit();
-      const int off = static_cast<int>(q % NS) * S::stage;
-      tile.template multiply<KC, S::rs>(frag_a + off, frag_b + off);
-    }
-    if (!Cfg::persistent) {
-      cp_async_wait<0>();
-      __syncthreads();  // one item per block: the staging buffers become the result region
-    }
-    finish(item);
+  for (index_type ch = 0; ch < chunks; ++ch) {
+    cp_async_wait<NS - 2>();  // chunk ch has landed (this thread's copies) ...
+    __syncthreads();          // ... everyone's; and everyone is done with chunk ch - 1's buffer
+    if (ch + NS - 1 < chunks) stage(static_cast<int>((ch + NS - 1) % NS), (ch + NS - 1) * KC);
+    cp_async_commit();
+    const int off = static_cast<int>(ch % NS) * S::stage;
+    tile.template multiply<KC, S::rs>(frag_a + off, frag_b + off);
   }
   cp_async_wait<0>();
+  __syncthreads();  // the staging buffers become the result buffer
+
+  tile.write(smem + warp * S::oc, lane);
+  __syncthreads();
+  for (int e = tid; e < G * B::TL * B::TR; e += B::threads) {
+    const int cell = e % G, rc = e / G, col = rc % B::TR, row = rc / B::TR;
+    const index_type cc = c0 + cell, l = l0 + row, r = r0 + col;
+    if (cc < p.C && l < p.L && r < p.R) {
+      const T v = smem[(cell + G * (row / kTile + B::WL * (col / kTile))) * S::oc + (row % kTile) * kOutRow + col % kTile];
+      T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
+      *o = p.sum_into ? *o + v : v;
+    }
+  }
 }
 
 template <class T, class Cfg>
@@ -485,52 +424,39 @@ void launch_mma(const ContractProblem<T>& p) {
   using B = typename Cfg::Block;
   using S = typename Cfg::Shape;
   const index_type tiles_l = (p.L + B::TL - 1) / B::TL, tiles_r = (p.R + B::TR - 1) / B::TR;
-  const index_type items = (p.C + B::G - 1) / B::G * tiles_l * tiles_r;
-  // Blocks that fit on the device at once (persistent), from the occupancy the kernel gets.
-  static const index_type resident = [] {
-    cuda_check(cudaFuncSetAttribute(contract_mma_kernel<T, Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Cfg::smem_bytes),
-               "algorithm 'mma': cudaFuncSetAttribute");
-    int dev = 0, sms = 0, per_sm = 0;
-    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contract_mma_kernel<T, Cfg>, B::threads,
-                                                             Cfg::smem_bytes),
-               "algorithm 'mma': occupancy");
-    return static_cast<index_type>(sms) * (per_sm > 0 ? per_sm : 1);
-  }();
-  index_type blocks = items;
-  if (Cfg::persistent && blocks > resident) blocks = resident;
+  const index_type blocks = (p.C + B::G - 1) / B::G * tiles_l * tiles_r;
   if (blocks > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, Cfg::smem_bytes>>>(p, tiles_l, tiles_r, items);
+  static const bool configured = [] {
+    cuda_check(cudaFuncSetAttribute(contract_mma_kernel<T, Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    S::smem_bytes),
+               "algorithm 'mma': cudaFuncSetAttribute");
+    return true;
+  }();
+  (void)configured;
+  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, S::smem_bytes>>>(p, tiles_l, tiles_r);
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
 }
 
-// The configurations, by index (GRAIN_MMA_SHAPE selects one for experiments): cells x per-cell
-// tile, threads, stages (double / float), result passes, persistent or one item per block.
-//   0: 8 x 32 x 32, 256, 4 / 2, 1 pass, one item per block, m8n8k4 DMMA (compute capability 8.x)
-//   1: the same with m16n8k4 DMMA
-//   2: 8 x 32 x 32, 256, 4 / 2, 2 passes, persistent
-//   3: 8 x 32 x 32, 256, 4 / 3, 2 passes, persistent
-//   4: 4 x 64 x 64, 512, 4 / 2, 2 passes, persistent
-//   5: 16 x 32 x 32, 512, 4 / 2, 2 passes, persistent
-//   6: 8 x 32 x 32, 256, 3 / 2, 1 pass, persistent
-// double: 4 contracted indices per stage; float: 8 (session 4).
-constexpr int kMmaShapes = 7;
-template <class T, bool Wide, int G, int WL, int WR, int NSd, int NSf, int OP, bool Persistent>
-using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? NSd : NSf, OP, Persistent, Wide>;
+// The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
+//   0: 8 x 32 x 32, 256 threads, m8n8k4 DMMA (every device; the only one before 9.0)
+//   1: the same with m16n8k4 DMMA (9.0 and newer; the default there)
+//   2: 4 x 64 x 64, 512 threads (each staged row read half as often as with 32 x 32 tiles)
+//   3: 16 x 32 x 32, 512 threads (128-byte runs in double)
+// double: 4 contracted indices per stage, 4 stages; float: 8 indices, 2 stages (session 4). Shapes
+// 2 and 3, persistent blocks, result passes and deeper pipelines were measured and lost
+// (docs/performance.md, session 6); 2 and 3 stay for experiments.
+constexpr int kMmaShapes = 4;
+template <class T, bool Wide, int G, int WL, int WR>
+using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide>;
 
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape) {
   switch (shape) {
-    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1, 4, 2, 1, false>>(p); break;
-    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 2, 1, false>>(p); break;
-    case 2: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 2, 2, true>>(p); break;
-    case 3: launch_mma<T, Cfg<T, true, 8, 1, 1, 4, 3, 2, true>>(p); break;
-    case 4: launch_mma<T, Cfg<T, true, 4, 2, 2, 4, 2, 2, true>>(p); break;
-    case 5: launch_mma<T, Cfg<T, true, 16, 1, 1, 4, 2, 2, true>>(p); break;
-    default: launch_mma<T, Cfg<T, true, 8, 1, 1, 3, 2, 1, true>>(p); break;
+    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p); break;
+    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p); break;
+    case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p); break;
+    default: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p); break;
   }
 }
 

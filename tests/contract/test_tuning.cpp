@@ -436,6 +436,28 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
 }
 
+// The GPU model for LayoutRight DataField (no tuning file), from the H100 suite (session 4).
+TEST(ContractTuning, GpuModelForLayoutRightDataField) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero) {
+    grain::impl::ContractProblem<decltype(zero)> p;  // data(c, k), field(c, r, k), out(c, r)
+    p.kernel = ContractKernel::DataFieldScalar;
+    p.C = C, p.L = 1, p.R = R, p.x[2] = K;
+    p.ax[2] = p.bx[2] = 1;
+    p.a_c = K, p.b_c = R * K, p.b_r = K, p.o_c = R, p.o_r = 1;
+    p.canonicalize();
+    return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
+  };
+  EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldTensor Q3 float
+  EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::Flat);        // DataFieldVector Q4 float
+  EXPECT_EQ(df(552, 125, 1944, 0.0f), ContractAlgorithm::Flat);        // DataFieldTensor Q4 float
+  EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::Flat);         // DataFieldScalar Q3 float
+  EXPECT_EQ(df(1820, 64, 576, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldTensor Q3 double
+  EXPECT_EQ(df(10228, 27, 243, 0.0), ContractAlgorithm::Flat);         // DataFieldTensor Q2 double
+}
+
 // The GPU model for LayoutLeft DataData (no tuning file): flat, except long rows over few cells
 // or, in float, over a few hundred thousand cells.
 TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
