@@ -255,14 +255,14 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
-// Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
-// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16),
-// 70 x 45 fields (partial 32- and 64-row tiles, several tiles each way), K = 13 x 3 = 39 (not a
-// multiple of a stage), overwriting a NaN-poisoned output and then accumulating into it, against
-// a double loop on the host.
+// Every mma block configuration (cells per block, warps per cell, DMMA shape),
+// forced one at a time, on FieldFieldVector in both element types: 37 cells (partial groups of 4,
+// 8 and 16) and 44 cells (even, a partial group of 4), 70 x 45 fields (partial 32- and 64-row tiles, several tiles each way),
+// K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output and then
+// accumulating into it, against a double loop on the host.
 template <class T>
-void mma_every_shape() {
-  constexpr std::size_t C = 37, L = 70, R = 45, P = 13, D = 3;
+void mma_every_shape(std::size_t C) {
+  constexpr std::size_t L = 70, R = 45, P = 13, D = 3;
   using HL = grain::View<T****, grain::LayoutLeft, grain::HostSpace>;
   using HO = grain::View<T***, grain::LayoutLeft, grain::HostSpace>;
   using DL = grain::View<T****, grain::LayoutLeft, grain::CudaSpace>;
@@ -311,7 +311,7 @@ void mma_every_shape() {
             ADD_FAILURE() << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
                           << ", expected " << 2 * ref[i];
         }
-    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit)";
+    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, C = " << C << ")";
   }
   grain::impl::contract_mma_force_shape(-1);
   EXPECT_THROW(grain::impl::contract_mma_force_shape(shapes), grain::Error);
@@ -319,11 +319,13 @@ void mma_every_shape() {
 
 TEST(ContractMma, EveryBlockShapeDouble) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_every_shape<double>();
+  mma_every_shape<double>(37);
+  mma_every_shape<double>(44);
 }
 TEST(ContractMma, EveryBlockShapeFloat) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_every_shape<float>();
+  mma_every_shape<float>(37);
+  mma_every_shape<float>(44);
 }
 #endif
 
