@@ -436,26 +436,41 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
 }
 
-// The GPU model for LayoutRight DataField (no tuning file), from the H100 suite (session 4).
-TEST(ContractTuning, GpuModelForLayoutRightDataField) {
+// The GPU model for LayoutRight Data kernels (no tuning file), from the H100 suite (sessions 4
+// and 6). The problems have no data (null pointers count as aligned), so k_packed() follows K.
+TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
   grain::impl::contract_tuning_reset("test-device");
-  auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero) {
+  auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero, bool data_data = false) {
     grain::impl::ContractProblem<decltype(zero)> p;  // data(c, k), field(c, r, k), out(c, r)
-    p.kernel = ContractKernel::DataFieldScalar;
-    p.C = C, p.L = 1, p.R = R, p.x[2] = K;
+    p.kernel = data_data ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+    p.C = C, p.L = 1, p.R = data_data ? 1 : R, p.x[2] = K;
     p.ax[2] = p.bx[2] = 1;
-    p.a_c = K, p.b_c = R * K, p.b_r = K, p.o_c = R, p.o_r = 1;
+    p.a_c = K, p.b_c = p.R * K, p.b_r = data_data ? 0 : K, p.o_c = p.R, p.o_r = data_data ? 0 : 1;
     p.canonicalize();
+    EXPECT_EQ(p.k_packed(), K % static_cast<grain::index_type>(16 / sizeof(zero)) == 0) << "K = " << K;
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldTensor Q3 float
-  EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::Flat);        // DataFieldVector Q4 float
-  EXPECT_EQ(df(552, 125, 1944, 0.0f), ContractAlgorithm::Flat);        // DataFieldTensor Q4 float
-  EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::Flat);         // DataFieldScalar Q3 float
-  EXPECT_EQ(df(1820, 64, 576, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldTensor Q3 double
+  // 16-byte lanes (K a multiple of 4 floats or 2 doubles): team-small-k from K = 128 (float: 64
+  // with 32 fields or more).
+  EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q3 float
+  EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q4 float
+  EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q3 float
+  EXPECT_EQ(df(16384, 64, 64, 0.0), ContractAlgorithm::Flat);          // DataFieldScalar Q3 double
+  EXPECT_EQ(df(2485, 125, 216, 0.0), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q4 double
+  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::Flat);         // DataFieldTensor Q1 float
+  EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
+  EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
+  // One element per lane (odd K): flat for DataField except long K (double), or in float long K
+  // over at most 64 fields; DataData past K = 32.
   EXPECT_EQ(df(10228, 27, 243, 0.0), ContractAlgorithm::Flat);         // DataFieldTensor Q2 double
+  EXPECT_EQ(df(20456, 27, 243, 0.0f), ContractAlgorithm::Flat);        // DataFieldTensor Q2 float
+  EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::Flat);
+  EXPECT_EQ(df(1000, 27, 299, 0.0), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(df(4971026, 1, 27, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q2 float
+  EXPECT_EQ(df(552336, 1, 243, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataTensor Q2 float
 }
 
 // The GPU model for LayoutLeft DataData (no tuning file): flat, except long rows over few cells

@@ -14,6 +14,8 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
+#include <cstdint>
+
 #include <cstddef>
 
 #include "grain/core/config.hpp"
@@ -101,6 +103,16 @@ struct ContractProblem {
   // C = L = R = P = 1 LayoutRight calls.
   GRAIN_INLINE_FUNCTION bool k_unit() const {
     return K1 == 1 && (K0 <= 1 || (a_s0 == 1 && b_s0 == 1));
+  }
+
+  // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
+  // level in both operands, a multiple of V, and every row and cell starting V-aligned
+  // (team-small-k's LayoutRight lanes, and Auto's choice of them).
+  bool k_packed() const {
+    constexpr index_type V = 16 / sizeof(T);
+    auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    return K1 == 1 && a_s0 == 1 && b_s0 == 1 && K % V == 0 && a_c % V == 0 && a_l % V == 0 && b_c % V == 0 &&
+           b_r % V == 0 && aligned(a) && aligned(b);
   }
 
   // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the

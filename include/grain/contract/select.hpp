@@ -144,11 +144,23 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       return ContractAlgorithm::TeamSmallK;
     return ContractAlgorithm::Flat;
   }
-  // LayoutRight. Short K: flat (a thread's row is a few sectors); long K: lanes over K
-  // (team-small-k), except DataField in float, where flat's reuse of the data row still wins
-  // unless K is long and the cell has at most 64 fields: DataFieldTensor Q3 float (K = 576,
-  // R = 64) ran 1.48x faster on team-small-k (H100, session 4, run 16), while at R = 125 flat
-  // stayed ahead (DataFieldVector Q4, K = 648: 1.28x; DataFieldTensor Q4, K = 1944: 1.14x).
+  // LayoutRight. Where K is unit-stride with aligned rows (k_packed), team-small-k's lanes
+  // read 16 bytes each, and a warp's loads of neighbouring rows are one run (H100, session 6,
+  // docs/variants-s6/run9-data-right.json): it reached 0.92-1.02 of the floor on every DataData
+  // case with K >= 64 (flat: 0.13-0.52) and 0.78-0.90 at K = 24, and on DataField it was ahead of
+  // flat by 1.22-2.40x from K = 128 (float from K = 64 with 64 fields, 1.82x; double at K = 64
+  // flat was 1.19x ahead), while flat kept the short rows over few fields (K <= 72 with 8 fields:
+  // 1.3-1.7x).
+  if (p.k_packed()) {
+    if (family == 0) return p.K >= 16 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
+    return p.K >= 128 || (sizeof(T) == 4 && p.K >= 64 && p.R >= 32) ? ContractAlgorithm::TeamSmallK
+                                                                      : ContractAlgorithm::Flat;
+  }
+  // Otherwise (odd K, misaligned rows) lanes read one element each. Short K: flat (a thread's row
+  // is a few sectors); long K: lanes over K, except DataField in float, where flat's reuse of the
+  // data row still wins unless K is long and the cell has at most 64 fields: DataFieldTensor Q3
+  // float (K = 576, R = 64) ran 1.48x faster on team-small-k (H100, session 4, run 16), while at
+  // R = 125 flat stayed ahead (DataFieldVector Q4, K = 648: 1.28x; DataFieldTensor Q4: 1.14x).
   if (family == 0) return p.K <= 32 ? ContractAlgorithm::Flat : ContractAlgorithm::TeamSmallK;
   if (sizeof(T) == 4) return p.K >= 512 && p.R <= 64 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   return p.K > 256 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;

@@ -21,6 +21,8 @@
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
 #pragma once
 
+#include <cstdint>
+
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/core/parallel.hpp"
 
@@ -79,7 +81,16 @@ struct ContractTeamStrideKernel {
   }
 };
 
-template <class T>
+// V neighbouring elements read as one aligned access (16 bytes for V = 16 / sizeof(T)).
+template <class T, int V>
+struct alignas(sizeof(T) * V) ElementPack {
+  T v[V];
+};
+
+// V > 1: K is unit-stride in both operands and every row starts on a V-element boundary
+// (ContractProblem::k_packed), so a lane reads V elements per load: with 16-byte loads a warp's
+// reads of neighbouring rows are one contiguous run (LayoutRight, session 6).
+template <class T, int V = 1>
 struct ContractTeamSmallKKernel {
   ContractProblem<T> p;
   bool c_fast;
@@ -95,12 +106,27 @@ struct ContractTeamSmallKKernel {
     const ContractProblem<T>& q = p;
     T sum = T(0);
     // Every lane takes part in the shuffle reduction; an idle thread reduces an empty range.
-    parallel_reduce(
-        ThreadVectorRange(m, valid ? p.K : 0),
-        [&](index_type k, T& v) { v += a[q.a_k(k)] * b[q.b_k(k)]; }, sum);
+    if constexpr (V == 1) {
+      parallel_reduce(
+          ThreadVectorRange(m, valid ? p.K : 0),
+          [&](index_type k, T& v) { v += a[q.a_k(k)] * b[q.b_k(k)]; }, sum);
+    } else {
+      const auto* ap = reinterpret_cast<const ElementPack<T, V>*>(a);
+      const auto* bp = reinterpret_cast<const ElementPack<T, V>*>(b);
+      parallel_reduce(
+          ThreadVectorRange(m, valid ? p.K / V : 0),
+          [&](index_type kv, T& v) {
+            const ElementPack<T, V> x = ap[kv], y = bp[kv];
+            T s = x.v[0] * y.v[0];
+            for (int j = 1; j < V; ++j) s += x.v[j] * y.v[j];
+            v += s;
+          },
+          sum);
+    }
     if (valid) single(PerThread(m), [&]() { q.store(c, l, r, sum); });
   }
 };
+
 
 template <class T>
 struct ContractTeamSmallKCellsKernel {
@@ -166,14 +192,22 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     parallel_for(policy, K{p, slices});
     return;
   }
-  // Lanes over K: K or r is the unit-stride index here, never the cell.
+  // Lanes over K: K or r is the unit-stride index here, never the cell. With K unit-stride and
+  // aligned, a lane takes 16 bytes at a time (V elements), and the lanes cover K / V.
   const index_type outputs = p.C * p.L * p.R;
+  constexpr int V = 16 / sizeof(T);
+  const bool pack = p.k_packed();
+  const index_type steps = pack ? p.K / V : p.K;
   int lanes = 1;
-  while (lanes < p.K && lanes < 32) lanes *= 2;
+  while (lanes < steps && lanes < 32) lanes *= 2;
   const int per_team = is_host_execution_space_v<Exec> ? 1 : 256 / lanes;
   const index_type league = (outputs + per_team - 1) / per_team;
-  parallel_for(contract_team_policy<Exec>(league, per_team, lanes),
-               ContractTeamSmallKKernel<T>{p, false, outputs});
+  if (pack)
+    parallel_for(contract_team_policy<Exec>(league, per_team, lanes),
+                 ContractTeamSmallKKernel<T, V>{p, false, outputs});
+  else
+    parallel_for(contract_team_policy<Exec>(league, per_team, lanes),
+                 ContractTeamSmallKKernel<T>{p, false, outputs});
 }
 
 }  // namespace grain::impl
