@@ -9,7 +9,9 @@
 //   TeamSmallK  the special case for short K (§3.2.4, Fig. 3.11): a team of 256 threads packs
 //               256 / G outputs, each reduced by G = pow2(min(K, 32)) vector lanes with warp
 //               shuffles. The study used atomics into a zeroed output; vector lanes need neither,
-//               are deterministic and honour sum_into.
+//               are deterministic and honour sum_into. Where K is unit-stride and rows are
+//               16-byte aligned (LayoutRight, ContractProblem::k_packed) a lane reads 16 bytes
+//               per step and G covers K / 4 (float) or K / 2 (double).
 //               With cells as the unit-stride index (LayoutLeft) lanes on K would read one
 //               element per sector, so there the split moves up a level: a team takes 32
 //               consecutive cells of one (l, r) and S = 8 slices of K; thread (cell, slice) sums
