@@ -452,14 +452,18 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
     EXPECT_EQ(p.k_packed(), K % static_cast<grain::index_type>(16 / sizeof(zero)) == 0) << "K = " << K;
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  // 16-byte lanes (K a multiple of 4 floats or 2 doubles): team-small-k from K = 128 (float: 64
-  // with 32 fields or more).
+  // 16-byte lanes (K a multiple of 4 floats or 2 doubles): team-small-k from K = 128 (float: from
+  // K = 64 when the packs fill at least 3/4 of the lanes' slots).
   EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q3 float
   EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q4 float
   EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q3 float
   EXPECT_EQ(df(16384, 64, 64, 0.0), ContractAlgorithm::Flat);          // DataFieldScalar Q3 double
   EXPECT_EQ(df(2485, 125, 216, 0.0), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q4 double
-  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::Flat);         // DataFieldTensor Q1 float
+  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::Flat);         // DataFieldTensor Q1 float: 18 packs / 32 lanes
+  EXPECT_EQ(df(200000, 8, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // 16 packs / 16 lanes (tune, run 17)
+  EXPECT_EQ(df(60000, 27, 64, 0.0f), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(df(10922, 64, 192, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q3 float: 48 / 64
+  EXPECT_EQ(df(100000, 8, 80, 0.0f), ContractAlgorithm::Flat);         // 20 packs / 32 lanes
   EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
   EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
   // One element per lane (odd K): flat for DataField except long K (double), or in float long K

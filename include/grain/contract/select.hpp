@@ -153,8 +153,15 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   // 1.3-1.7x).
   if (p.k_packed()) {
     if (family == 0) return p.K >= 16 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
-    return p.K >= 128 || (sizeof(T) == 4 && p.K >= 64 && p.R >= 32) ? ContractAlgorithm::TeamSmallK
-                                                                      : ContractAlgorithm::Flat;
+    if (sizeof(T) == 8) return p.K >= 128 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
+    // Float from K = 64 when the lanes are mostly busy: packs / (lanes x rounds) >= 3/4. The H100
+    // tune (run 17) had team-small-k 1.8-2.0x ahead at K = 64 (16 packs on 16 lanes) with 8 and
+    // 27 fields, while the suite had flat 1.42x ahead at K = 72 (18 packs on 32 lanes).
+    const index_type packs = p.K / 4;
+    index_type lanes = 1;
+    while (lanes < packs && lanes < 32) lanes *= 2;
+    const index_type slots = (packs + lanes - 1) / lanes * lanes;
+    return p.K >= 64 && 4 * packs >= 3 * slots ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   }
   // Otherwise (odd K, misaligned rows) lanes read one element each. Short K: flat (a thread's row
   // is a few sectors); long K: lanes over K, except DataField in float, where flat's reuse of the
