@@ -443,8 +443,11 @@ void launch_mma(const ContractProblem<T>& p) {
 //   1: the same with m16n8k4 DMMA (9.0 and newer; the default there)
 //   2: 4 x 64 x 64, 512 threads (each staged row read half as often as with 32 x 32 tiles)
 //   3: 16 x 32 x 32, 512 threads (128-byte runs in double)
-// double: 4 contracted indices per stage, 4 stages; float: 8 indices, 2 stages (session 4). Shapes
-// 2 and 3, persistent blocks, result passes and deeper pipelines were measured and lost
+// double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
+// against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
+// float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
+// stages: 2-9% ahead of 4 (3 even with 4); 16 indices per stage lost 20-35% (session 4). Shapes
+// 2 and 3, persistent blocks, result passes and 6 stages were measured and lost
 // (docs/performance.md, session 6); 2 and 3 stay for experiments.
 constexpr int kMmaShapes = 4;
 template <class T, bool Wide, int G, int WL, int WR>
@@ -468,10 +471,9 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-template <class T>
-int pick_mma_shape(const ContractProblem<T>& p, int major) {
+// The forced configuration, else 1 on compute capability 9.0 and newer, 0 before.
+int pick_mma_shape(int major) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
-  (void)p;
   return major >= 9 ? 1 : 0;
 }
 
@@ -486,7 +488,7 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
                 dev, " has ", major, ".x");
-  int shape = pick_mma_shape(p, major);
+  int shape = pick_mma_shape(major);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   run_mma_shape(p, shape);
 }

@@ -255,11 +255,11 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
-// Every mma block configuration (cells per block, warps per cell, DMMA shape),
-// forced one at a time, on FieldFieldVector in both element types: 37 cells (partial groups of 4,
-// 8 and 16) and 44 cells (even, a partial group of 4), 70 x 45 fields (partial 32- and 64-row tiles, several tiles each way),
-// K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output and then
-// accumulating into it, against a double loop on the host.
+// Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
+// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16) and
+// 44 cells (even, a partial group of 4), 70 x 45 fields (partial 32- and 64-row tiles, several
+// tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output
+// and then accumulating into it, against a double loop on the host.
 template <class T>
 void mma_every_shape(std::size_t C) {
   constexpr std::size_t L = 70, R = 45, P = 13, D = 3;

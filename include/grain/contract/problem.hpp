@@ -14,9 +14,8 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
-#include <cstdint>
-
 #include <cstddef>
+#include <cstdint>
 
 #include "grain/core/config.hpp"
 #include "grain/core/error.hpp"
@@ -176,6 +175,14 @@ struct ContractProblem {
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
 // branch is the LayoutLeft case.
+// team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
+// covers them, at most a warp (its launch, and Auto's estimate of how busy those lanes are).
+inline index_type small_k_lanes(index_type steps) {
+  index_type lanes = 1;
+  while (lanes < steps && lanes < 32) lanes *= 2;
+  return lanes;
+}
+
 template <class T>
 GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, index_type sy,
                                          index_type n) {

@@ -157,9 +157,7 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // Float from K = 64 when the lanes are mostly busy: packs / (lanes x rounds) >= 3/4. The H100
     // tune (run 17) had team-small-k 1.8-2.0x ahead at K = 64 (16 packs on 16 lanes) with 8 and
     // 27 fields, while the suite had flat 1.42x ahead at K = 72 (18 packs on 32 lanes).
-    const index_type packs = p.K / 4;
-    index_type lanes = 1;
-    while (lanes < packs && lanes < 32) lanes *= 2;
+    const index_type packs = p.K / 4, lanes = small_k_lanes(packs);
     const index_type slots = (packs + lanes - 1) / lanes * lanes;
     return p.K >= 64 && 4 * packs >= 3 * slots ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   }

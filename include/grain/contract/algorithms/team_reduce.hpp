@@ -23,8 +23,6 @@
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
 #pragma once
 
-#include <cstdint>
-
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/core/parallel.hpp"
 
@@ -129,7 +127,6 @@ struct ContractTeamSmallKKernel {
   }
 };
 
-
 template <class T>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
@@ -200,8 +197,7 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   constexpr int V = 16 / sizeof(T);
   const bool pack = p.k_packed();
   const index_type steps = pack ? p.K / V : p.K;
-  int lanes = 1;
-  while (lanes < steps && lanes < 32) lanes *= 2;
+  const int lanes = static_cast<int>(small_k_lanes(steps));
   const int per_team = is_host_execution_space_v<Exec> ? 1 : 256 / lanes;
   const index_type league = (outputs + per_team - 1) / per_team;
   if (pack)
