@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -199,6 +200,37 @@ GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0
 GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }
 GRAIN_BACKEND_TEST(Contract, FieldFieldEveryAlgorithm) { check_family<TypeParam, 2>(); }
+
+// dot_strided's strided branch with 1, 2, 4 and 8 partial sums (flat's float GPU threads use 8
+// when they are few): every length from 0 to 40, so every remainder of the unrolled steps, on
+// random non-zero strided data against a long double loop.
+template <int A, class T>
+void check_dot_strided(std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  constexpr grain::index_type sx = 3, sy = 5;
+  for (grain::index_type n = 0; n <= 40; ++n) {
+    std::vector<T> x(std::size_t(n * sx + 1)), y(std::size_t(n * sy + 1));
+    for (T& v : x) v = T(g() % 2 ? u(g) : -u(g));
+    for (T& v : y) v = T(g() % 2 ? u(g) : -u(g));
+    long double ref = 0, mag = 0;
+    for (grain::index_type i = 0; i < n; ++i) {
+      ref += (long double)x[std::size_t(i * sx)] * (long double)y[std::size_t(i * sy)];
+      mag += std::fabs((long double)x[std::size_t(i * sx)] * (long double)y[std::size_t(i * sy)]);
+    }
+    const T got = grain::impl::dot_strided<A>(x.data(), sx, y.data(), sy, n);
+    const double tol = 4.0 * double(n + 1) * double(std::numeric_limits<T>::epsilon()) * double(mag);
+    EXPECT_LE(std::abs(double(got) - double(ref)), tol) << "A = " << A << ", n = " << n;
+  }
+}
+
+TEST(ContractDot, StridedPartialSums) {
+  std::mt19937_64 g(4242);
+  check_dot_strided<1, double>(g);
+  check_dot_strided<2, double>(g);
+  check_dot_strided<4, float>(g);
+  check_dot_strided<8, float>(g);
+  check_dot_strided<8, double>(g);
+}
 
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
 // mma in float (3xTF32) at a Q4-sized cell (L = R = 125, K = 216: 4 x 4 output tiles, the last

@@ -172,9 +172,6 @@ struct ContractProblem {
 // ---- small building blocks shared by the algorithms --------------------------------------------
 
 
-// Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
-// so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
-// branch is the LayoutLeft case.
 // team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
 // covers them, at most a warp (its launch, and Auto's estimate of how busy those lanes are).
 inline index_type small_k_lanes(index_type steps) {
@@ -183,7 +180,12 @@ inline index_type small_k_lanes(index_type steps) {
   return lanes;
 }
 
-template <class T>
+// Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
+// so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
+// branch is the LayoutLeft case: A partial sums, each step's 2 A loads issued before its
+// multiply-adds, so a GPU thread keeps 2 A loads in flight (A = 8 for flat's float threads when
+// there are fewer of them than the GPU holds; docs/performance.md, session 7).
+template <int A = 2, class T>
 GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, index_type sy,
                                          index_type n) {
   if (sx == 1 && sy == 1) {
@@ -196,22 +198,31 @@ GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, 
     for (; i < n; ++i) acc[0] += x[i] * y[i];
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   }
-  T s0 = T(0), s1 = T(0);
+  static_assert(A >= 1 && (A & (A - 1)) == 0, "dot_strided: A must be a power of two");
+  T s[A];
+  for (int j = 0; j < A; ++j) s[j] = T(0);
   index_type i = 0;
-  for (; i + 2 <= n; i += 2) {
-    s0 += x[i * sx] * y[i * sy];
-    s1 += x[(i + 1) * sx] * y[(i + 1) * sy];
+  for (; i + A <= n; i += A) {
+    T xs[A], ys[A];
+    for (int j = 0; j < A; ++j) {
+      xs[j] = x[(i + j) * sx];
+      ys[j] = y[(i + j) * sy];
+    }
+    for (int j = 0; j < A; ++j) s[j] += xs[j] * ys[j];
   }
-  if (i < n) s0 += x[i * sx] * y[i * sy];
-  return s0 + s1;
+  for (int j = 0; j + 1 < A; ++j)
+    if (i + j < n) s[j] += x[(i + j) * sx] * y[(i + j) * sy];
+  for (int w = A / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) s[j] += s[j + w];
+  return s[0];
 }
 
 // The full contraction of one (c, l, r) over the canonical two-level K.
-template <class T>
+template <int A = 2, class T>
 GRAIN_FORCEINLINE_FUNCTION T dot_k(const ContractProblem<T>& p, const T* a, const T* b) {
   T s = T(0);
   for (index_type k1 = 0; k1 < p.K1; ++k1)
-    s += dot_strided(a + k1 * p.a_s1, p.a_s0, b + k1 * p.b_s1, p.b_s0, p.K0);
+    s += dot_strided<A>(a + k1 * p.a_s1, p.a_s0, b + k1 * p.b_s1, p.b_s0, p.K0);
   return s;
 }
 

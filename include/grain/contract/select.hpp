@@ -26,8 +26,8 @@
 //       than 8192 threads, where flat is faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
-//       when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the data row
-//       shared in L1 across fields).
+//       in double when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the
+//       data row shared in L1 across fields; in float under 2^18 outputs, 8 partial sums).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
 //       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
 //   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
@@ -129,11 +129,13 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // float, 1.03-1.18x; in double flat was ahead by 1.26-1.38x on every Q1 case.
       const index_type block_threads = p.C * ((p.R + 7) / 8);
       if (sizeof(T) == 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
-      // Long K over few outputs: 8 slices of K per 32-cell group (team-small-k's LayoutLeft form).
-      // The H100 tune (session 4): 1.04-1.24x ahead of flat in every shape with K >= 512 and at
-      // most 66000 outputs; the suite: 1.22x on DataFieldTensor Q4 double (34500 outputs), even at
-      // 69000, behind by 4-18% at 100000 and more.
-      if (p.K >= 512 && p.C * p.R <= 70000) return ContractAlgorithm::TeamSmallK;
+      // Long K over few outputs, in double: 8 slices of K per 32-cell group (team-small-k's
+      // LayoutLeft form). The H100 tune (session 4): 1.04-1.24x ahead of flat in every shape with
+      // K >= 512 and at most 66000 outputs; the suite: 1.22x on DataFieldTensor Q4 double (34500
+      // outputs), behind by 4-18% at 100000 and more. In float, flat's threads keep 16 loads in
+      // flight when they are this few (kFlatFewOutputs) and were ahead: DataFieldTensor Q4 float
+      // (69000 outputs) 1.14x (session 7).
+      if (p.K >= 512 && p.C * p.R <= (sizeof(T) == 8 ? 70000 : 35000)) return ContractAlgorithm::TeamSmallK;
       return ContractAlgorithm::Flat;
     }
     // DataData: flat, except long rows, where the K-split team (8 slices per 32 cells) keeps more

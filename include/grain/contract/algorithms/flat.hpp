@@ -16,7 +16,8 @@
 
 namespace grain::impl {
 
-template <class T>
+// A: partial sums (dot_strided) of a LayoutLeft thread's strided dot product.
+template <class T, int A = 2>
 struct ContractFlatKernel {
   ContractProblem<T> p;
   bool c_fast;
@@ -30,10 +31,17 @@ struct ContractFlatKernel {
     } else {
       split_output(p, c_fast, o, c, l, r);
     }
-    const T s = dot_k(p, p.a + c * p.a_c + l * p.a_l, p.b + c * p.b_c + r * p.b_r);
+    const T s = dot_k<A>(p, p.a + c * p.a_c + l * p.a_l, p.b + c * p.b_c + r * p.b_r);
     p.store(c, l, r, s);
   }
 };
+
+// Below this many outputs a GPU holds every flat thread at once (an H100: 132 SMs x 2048), so
+// each thread's own loads in flight set the bandwidth: in float, 8 partial sums (16 loads) instead
+// of 2 took the long-K LayoutLeft cases with 69000-233000 outputs from 0.68-0.84 to 0.76-0.91 of
+// the copy floor (H100, session 7); with more outputs, and in double, they gained nothing or lost
+// up to 8%, and 4, 16 or 32 partial sums were slower than 8 on every such case.
+constexpr index_type kFlatFewOutputs = index_type(1) << 18;
 
 // Host variant for unit-stride cells: W cells per iteration, vectorized across cells.
 template <class T, int W>
@@ -139,6 +147,12 @@ void contract_flat(const ContractProblem<T>& p) {
   }
   using K = ContractFlatKernel<T>;
   const index_type cells = c_fast ? (p.C + K::G - 1) / K::G * K::G : p.C;
+  if constexpr (!is_host_execution_space_v<Exec> && sizeof(T) == 4) {
+    if (c_fast && p.C * p.L * p.R < kFlatFewOutputs) {
+      parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), ContractFlatKernel<T, 8>{p, c_fast});
+      return;
+    }
+  }
   parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), K{p, c_fast});
 }
 
