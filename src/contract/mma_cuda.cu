@@ -132,14 +132,27 @@ struct MmaShape {
 #define GRAIN_MMA_DEVICE 1
 #endif
 
-template <class T>
+// PF > 0: the copy also asks the L2 to fetch the PF-byte block around it (cp.async's .L2::64B /
+// .L2::128B prefetch sizes).
+template <int PF, class T>
 __device__ __forceinline__ void cp_async(T* dst, const T* src, int bytes) {
 #ifdef GRAIN_MMA_DEVICE
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+  if constexpr (sizeof(T) == 8) {
+    if constexpr (PF == 64)
+      asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+    else if constexpr (PF == 128)
+      asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+  } else {
+    if constexpr (PF == 64)
+      asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+    else if constexpr (PF == 128)
+      asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
+  }
 #else
   (void)dst, (void)src, (void)bytes;
   __trap();
@@ -318,12 +331,12 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
 };
 
 // One mma configuration: the block shape, the pipeline and, in double, the DMMA shape.
-template <class T, class B, int KC, int NS, bool Wide>
+template <class T, class B, int KC, int NS, bool Wide, int PF>
 struct MmaConfig {
   using Block = B;
   using Shape = MmaShape<T, B, KC, NS>;
   using Tile = std::conditional_t<std::is_same_v<T, double>, DmmaTile<Wide>, Tf32x3Tile>;
-  static constexpr int kc = KC, ns = NS;
+  static constexpr int kc = KC, ns = NS, pf = PF;
 };
 
 template <class T, class Cfg>
@@ -369,12 +382,12 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
 #pragma unroll
     for (int j = 0; j < S::Ja; ++j) {
       const bool in = k_ok && j < na;
-      cp_async(sa + j * S::row_step * S::rs, in ? ak + j * a_step : p.a, in ? bytes : 0);
+      cp_async<Cfg::pf>(sa + j * S::row_step * S::rs, in ? ak + j * a_step : p.a, in ? bytes : 0);
     }
 #pragma unroll
     for (int j = 0; j < S::Jb; ++j) {
       const bool in = k_ok && j < nb;
-      cp_async(sb + j * S::row_step * S::rs, in ? bk + j * b_step : p.b, in ? bytes : 0);
+      cp_async<Cfg::pf>(sb + j * S::row_step * S::rs, in ? bk + j * b_step : p.b, in ? bytes : 0);
     }
   };
 
@@ -440,26 +453,31 @@ void launch_mma(const ContractProblem<T>& p) {
 
 // The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
 //   0: 8 x 32 x 32, 256 threads, m8n8k4 DMMA (every device; the only one before 9.0)
-//   1: the same with m16n8k4 DMMA (9.0 and newer; the default there)
+//   1: the same with m16n8k4 DMMA, each copy asking the L2 for its 128-byte block (9.0 and
+//      newer; the default there)
 //   2: 4 x 64 x 64, 512 threads (each staged row read half as often as with 32 x 32 tiles)
 //   3: 16 x 32 x 32, 512 threads (128-byte runs in double)
+//   4: 1 without the L2 prefetch (session 6's default)
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
 // stages: 2-9% ahead of 4 (3 even with 4); 16 indices per stage lost 20-35% (session 4). Shapes
 // 2 and 3, persistent blocks, result passes and 6 stages were measured and lost
-// (docs/performance.md, session 6); 2 and 3 stay for experiments.
-constexpr int kMmaShapes = 4;
-template <class T, bool Wide, int G, int WL, int WR>
-using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide>;
+// (docs/performance.md, session 6); 2 and 3 stay for experiments. The .L2::128B prefetch made 16
+// of the 18 FieldField Q2-Q4 cases 2-12% faster on the H100 (the other two within 1%); .L2::64B,
+// the L2's default fetch, changed nothing (session 7).
+constexpr int kMmaShapes = 5;
+template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
+using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape) {
   switch (shape) {
     case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p); break;
-    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p); break;
+    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p); break;
     case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p); break;
-    default: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p); break;
+    case 3: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p); break;
+    default: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p); break;
   }
 }
 
