@@ -480,8 +480,47 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::Flat);
   EXPECT_EQ(df(1000, 27, 299, 0.0), ContractAlgorithm::TeamSmallK);
-  EXPECT_EQ(df(4971026, 1, 27, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q2 float
   EXPECT_EQ(df(552336, 1, 243, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataTensor Q2 float
+  EXPECT_EQ(df(828504, 1, 81, 0.0, true), ContractAlgorithm::TeamSmallK);    // DataDataVector Q2 double
+  EXPECT_EQ(df(100000, 1, 15, 0.0f, true), ContractAlgorithm::Flat);         // short odd rows
+  // Short unpackable rows back to back (k_rows: at most 512 bytes), staged whole by
+  // team-small-k: DataData, and DataField in float (session 7).
+  EXPECT_EQ(df(4971026, 1, 27, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataScalar Q2 float
+  EXPECT_EQ(df(2485513, 1, 27, 0.0, true), ContractAlgorithm::TeamSmallK);   // DataDataScalar Q2 double
+  EXPECT_EQ(df(1657008, 1, 81, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q2 float
+  EXPECT_EQ(df(184112, 27, 27, 0.0f), ContractAlgorithm::TeamSmallK);        // DataFieldScalar Q2 float
+  EXPECT_EQ(df(61370, 27, 81, 0.0f), ContractAlgorithm::TeamSmallK);         // DataFieldVector Q2 float
+  EXPECT_EQ(df(92056, 27, 27, 0.0), ContractAlgorithm::Flat);                // DataFieldScalar Q2 double
+  EXPECT_EQ(df(30685, 27, 81, 0.0), ContractAlgorithm::Flat);                // DataFieldVector Q2 double
+}
+
+// Which rows team-small-k stages whole: one left row, back to back, odd or misaligned K of at
+// most 512 bytes, never a broadcast data row or a strided K.
+TEST(ContractTuning, StagedRowsApplyToShortContiguousRows) {
+  auto prob = [](grain::index_type R, grain::index_type K, auto zero) {
+    grain::impl::ContractProblem<decltype(zero)> p;
+    p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+    p.C = 100, p.L = 1, p.R = R, p.x[2] = K;
+    p.ax[2] = p.bx[2] = 1;
+    p.a_c = K, p.b_c = R * K, p.b_r = R == 1 ? 0 : K, p.o_c = R, p.o_r = R == 1 ? 0 : 1;
+    p.canonicalize();
+    return p;
+  };
+  EXPECT_TRUE(prob(1, 27, 0.0f).k_rows());
+  EXPECT_TRUE(prob(27, 128, 0.0f).k_rows());   // 512 bytes
+  EXPECT_FALSE(prob(27, 129, 0.0f).k_rows());  // 516 bytes
+  EXPECT_TRUE(prob(8, 64, 0.0).k_rows());
+  EXPECT_FALSE(prob(8, 81, 0.0).k_rows());
+  EXPECT_FALSE(prob(8, 1, 0.0).k_rows());      // nothing to stage
+  auto broadcast = prob(8, 27, 0.0f);
+  broadcast.a_c = 0;                           // one data row for every cell
+  EXPECT_FALSE(broadcast.k_rows());
+  auto gapped = prob(8, 27, 0.0f);
+  gapped.b_c = 8 * 27 + 5;                     // cells not back to back
+  EXPECT_FALSE(gapped.k_rows());
+  auto left = prob(8, 27, 0.0f);
+  left.L = 2;                                  // FieldField rows
+  EXPECT_FALSE(left.k_rows());
 }
 
 // The GPU model for LayoutLeft DataData (no tuning file): flat, except long rows over few cells

@@ -114,6 +114,15 @@ struct ContractProblem {
            b_r % V == 0 && aligned(a) && aligned(b);
   }
 
+  // Whether team-small-k may stage whole rows instead (LayoutRight Data kernels whose K is
+  // unit-stride but not packable): one left row (L = 1), each operand's rows back to back (right:
+  // C x R rows of K, left: C rows of K), and a row of at most 512 bytes, where staging beat lanes
+  // over K on the H100 (session 7; 648 bytes and more lost).
+  GRAIN_INLINE_FUNCTION bool k_rows() const {
+    return L == 1 && K > 1 && K1 == 1 && a_s0 == 1 && b_s0 == 1 && (R == 1 || b_r == K) && b_c == R * K &&
+           a_c == K && K * index_type(sizeof(T)) <= 512;
+  }
+
   // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the
   // rest by right's stride (right is never broadcast), merge neighbours that are uniformly strided
   // in both operands.

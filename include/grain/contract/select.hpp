@@ -30,8 +30,11 @@
 //       data row shared in L1 across fields; in float under 2^18 outputs, 8 partial sums).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
 //       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
-//   GPU, LayoutRight: DataData flat when K <= 32, else team-small-k; DataField flat, except
-//       team-small-k in double when K > 256.
+//   GPU, LayoutRight: with 16-byte packable rows (k_packed) team-small-k's packed lanes for
+//       DataData from K = 16 and DataField from K = 128 (double) or 64 (float, lanes 3/4 busy);
+//       short unpackable rows back to back (k_rows, K > 16): team-small-k's staged rows for
+//       DataData and float DataField; otherwise DataData flat when K <= 32, else team-small-k;
+//       DataField flat, except team-small-k in float for K >= 512 with R <= 64, in double K > 256.
 #pragma once
 
 #include <string>
@@ -163,6 +166,13 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     const index_type slots = (packs + lanes - 1) / lanes * lanes;
     return p.K >= 64 && 4 * packs >= 3 * slots ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   }
+  // Short rows that are not packable (odd K) but lie back to back (k_rows): team-small-k stages
+  // them whole, a thread per row. H100, session 7 (docs/variants-s7/run12-rows-*.json): DataData
+  // 0.96 / 0.82 of the floor at K = 27 (float / double; flat 0.22 / 0.40) and 0.64 at K = 81 in
+  // float (lanes 0.43); DataField in float 0.88 at K = 27 and 0.58 at K = 81 (flat 0.73, 0.49).
+  // DataField in double was even with flat at K = 27 and stays flat. Below K = 17: not measured,
+  // flat as before.
+  if (p.k_rows() && p.K > 16 && (family == 0 || sizeof(T) == 4)) return ContractAlgorithm::TeamSmallK;
   // Otherwise (odd K, misaligned rows) lanes read one element each. Short K: flat (a thread's row
   // is a few sectors); long K: lanes over K, except DataField in float, where flat's reuse of the
   // data row still wins unless K is long and the cell has at most 64 fields: DataFieldTensor Q3

@@ -11,7 +11,9 @@
 //               shuffles. The study used atomics into a zeroed output; vector lanes need neither,
 //               are deterministic and honour sum_into. Where K is unit-stride and rows are
 //               16-byte aligned (LayoutRight, ContractProblem::k_packed) a lane reads 16 bytes
-//               per step and G covers K / 4 (float) or K / 2 (double).
+//               per step and G covers K / 4 (float) or K / 2 (double). Short rows that are not
+//               packable (odd K, ContractProblem::k_rows) are staged whole instead: a thread per
+//               output row, the team's rows copied into scratch as one contiguous run.
 //               With cells as the unit-stride index (LayoutLeft) lanes on K would read one
 //               element per sector, so there the split moves up a level: a team takes 32
 //               consecutive cells of one (l, r) and S = 8 slices of K; thread (cell, slice) sums
@@ -127,6 +129,73 @@ struct ContractTeamSmallKKernel {
   }
 };
 
+// Short odd rows (ContractProblem::k_rows: LayoutRight Data kernels, K unit-stride but not
+// 16-byte packable, rows back to back, at most 512 bytes): lanes over K would leave a warp's
+// lanes idle or its loads misaligned (DataDataScalar Q2, K = 27: every algorithm at 0.21-0.40 of
+// the floor, session 6). Each thread owns one output row (c, r) and a team consecutive rows, whose
+// elements are one contiguous run per operand: the team copies the run into scratch (16 bytes per
+// load where it is aligned), then each thread sums its own row from scratch (row stride K, or
+// K + 1 when K is even: odd, so the threads' reads fall in distinct banks). DataData stages the
+// left rows the same way; DataField threads read their cell's left row directly (the R threads
+// of a cell share it).
+template <class T>
+struct ContractTeamSmallKRowsKernel {
+  ContractProblem<T> p;
+  index_type rows;  // C * R; row i of b starts at b + i K, of a at a + (i / R) K
+  int ld;           // scratch row stride: K, or K + 1 when K is even
+  bool stage_a;     // DataData: every row has its own data row
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int ts = m.team_size(), t = m.team_rank();
+    const index_type K = p.K;
+    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(ts) * ld);
+    T* sa = stage_a ? m.team_scratch(0).template get<T>(static_cast<std::size_t>(ts) * ld) : nullptr;
+    const index_type row0 = m.league_rank() * ts, mine = row0 + t;
+    const index_type n = (rows - row0 < ts ? rows - row0 : ts) * K;  // the team's elements of b
+    const T* b = p.b + row0 * K;
+    const T* a = stage_a ? p.a + row0 * K : p.a;
+    if (ld == K) {
+      // The team's rows are one contiguous run per operand, copied 16 bytes at a time where the
+      // run starts on a 16-byte boundary.
+      constexpr int V = 16 / sizeof(T);
+      index_type e0 = 0;
+      if (reinterpret_cast<std::uintptr_t>(b) % 16 == 0 && (!stage_a || reinterpret_cast<std::uintptr_t>(a) % 16 == 0)) {
+        using P = ElementPack<T, V>;
+        const index_type nv = n / V;
+        for (index_type e = t; e < nv; e += ts) {
+          reinterpret_cast<P*>(sb)[e] = reinterpret_cast<const P*>(b)[e];
+          if (stage_a) reinterpret_cast<P*>(sa)[e] = reinterpret_cast<const P*>(a)[e];
+        }
+        e0 = nv * V;
+      }
+      for (index_type e = e0 + t; e < n; e += ts) {
+        sb[e] = b[e];
+        if (stage_a) sa[e] = a[e];
+      }
+    } else {
+      for (index_type e = t; e < n; e += ts) {
+        const index_type i = e / K;
+        sb[e + i] = b[e];
+        if (stage_a) sa[e + i] = a[e];
+      }
+    }
+    m.team_barrier();
+    if (mine < rows) {
+      const index_type c = mine / p.R, r = mine - c * p.R;
+      const T* xb = sb + t * ld;
+      const T* xa = stage_a ? sa + t * ld : p.a + c * K;
+      T s0 = T(0), s1 = T(0);
+      index_type k = 0;
+      for (; k + 2 <= K; k += 2) {
+        s0 += xa[k] * xb[k];
+        s1 += xa[k + 1] * xb[k + 1];
+      }
+      if (k < K) s0 += xa[k] * xb[k];
+      p.store(c, 0, r, s0 + s1);
+    }
+  }
+};
+
 template <class T>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
@@ -196,6 +265,20 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   const index_type outputs = p.C * p.L * p.R;
   constexpr int V = 16 / sizeof(T);
   const bool pack = p.k_packed();
+  if (!pack && p.k_rows()) {
+    // Rows staged through scratch: a team of up to 128 rows, at most 32 KiB of scratch (the H100:
+    // 128 rows of 27 floats, 64 of 27 doubles, 32 of 81 floats).
+    const bool stage_a = p.R == 1;
+    const int ld = static_cast<int>(p.K % 2 ? p.K : p.K + 1);
+    const std::size_t per_row = static_cast<std::size_t>(ld) * sizeof(T) * (stage_a ? 2 : 1);
+    int team = is_host_execution_space_v<Exec> ? 1 : 128;
+    while (team > 32 && team * per_row > 32768) team /= 2;
+    const std::size_t one = (static_cast<std::size_t>(team) * ld * sizeof(T) + 15) / 16 * 16;
+    auto policy = contract_team_policy<Exec>((outputs + team - 1) / team, team);
+    policy.set_scratch_size(0, PerTeam((stage_a ? 2 : 1) * one));
+    parallel_for(policy, ContractTeamSmallKRowsKernel<T>{p, outputs, ld, stage_a});
+    return;
+  }
   const index_type steps = pack ? p.K / V : p.K;
   const int lanes = static_cast<int>(small_k_lanes(steps));
   const int per_team = is_host_execution_space_v<Exec> ? 1 : 256 / lanes;
