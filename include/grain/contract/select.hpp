@@ -167,7 +167,7 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     return p.K >= 64 && 4 * packs >= 3 * slots ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   }
   // Short rows that are not packable (odd K) but lie back to back (k_rows): team-small-k stages
-  // them whole, a thread per row. H100, session 7 (docs/variants-s7/run12-rows-*.json): DataData
+  // them whole, a thread per row. H100, session 7 (docs/variants-s7/run13-rows1.json): DataData
   // 0.96 / 0.82 of the floor at K = 27 (float / double; flat 0.22 / 0.40) and 0.64 at K = 81 in
   // float (lanes 0.43); DataField in float 0.88 at K = 27 and 0.58 at K = 81 (flat 0.73, 0.49).
   // DataField in double was even with flat at K = 27 and stays flat. Below K = 17: not measured,
