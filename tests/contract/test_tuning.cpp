@@ -386,11 +386,13 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
-  // Few cells with a long K: still mma when it gets 64 blocks (the H100 tune: 2-3x ahead of block
-  // and flat at 170 cells of 64 x 64), flat below that (134 cells of 27 x 27: 17 blocks).
+  // Few cells with a long K: still mma when it gets 16 blocks (the H100 tune, session 7: 1.12x
+  // ahead of flat at 134 cells of 27 x 27, 17 blocks; 2-3x at 28-60 blocks), flat below that.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(170, 64, 1536), ContractExec::Cuda), ContractAlgorithm::Mma);
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Flat);
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(134, 27, 4608), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Mma);  // 32 blocks
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(134, 27, 4608), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(404, 27, 1536), ContractExec::Cuda), ContractAlgorithm::Mma);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(120, 27, 4608), ContractExec::Cuda), ContractAlgorithm::Flat);  // 15 blocks
   // Small cells: the K-split team for K >= 1536, flat for 4 x 4 cells with K >= 192.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(910, 4, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(910, 8, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);

@@ -19,7 +19,7 @@
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
-//       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 64 blocks;
+//       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 16 blocks;
 //       LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft) team-small-k when
 //       K >= 1536, flat for cells of at most 4 x 4 with K >= 192, block — register-blocked, each
 //       input row read once per block (Q1: once in all) — unless the cells give block fewer
@@ -105,9 +105,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // H100 (session 4) found mma fastest in every L, R >= 16 shape with K >= 16, by up to 3.2x
     // also with few cells (87 cells of 125 x 125); at K = 8 block won in float (7-36%) and in
     // double at 125 x 125 (1.56x), where mma's 8-index stages are mostly padding.
-    // Below 64 blocks (e.g. 134 cells of 27 x 27 with K = 4608: 17 blocks) flat was 1.17x ahead.
+    // Few blocks: session 4 had flat 1.17x ahead at 17 blocks (134 cells of 27 x 27, K = 4608);
+    // since session 7's mma (m16n8k4, the L2 prefetch) the H100 tune had mma ahead in every such
+    // shape from 17 blocks up, by 1.12x there and 1.5-2.8x at 28-60 blocks (session 7, run 16).
+    // Fewer than 16 blocks was not measured and keeps the old choice.
     const index_type mma_blocks = (p.C + 7) / 8 * ((p.L + 31) / 32) * ((p.R + 31) / 32);
-    if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() && mma_blocks >= 64 &&
+    if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() && mma_blocks >= 16 &&
         (p.K >= 16 || (sizeof(T) == 8 && p.L <= 64 && p.R <= 64)))
       return ContractAlgorithm::Mma;
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
