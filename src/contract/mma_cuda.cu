@@ -132,27 +132,18 @@ struct MmaShape {
 #define GRAIN_MMA_DEVICE 1
 #endif
 
-// PF > 0: the copy also asks the L2 to fetch the PF-byte block around it (cp.async's .L2::64B /
-// .L2::128B prefetch sizes).
+// PF = 128: the copy also asks the L2 to fetch the 128-byte block around it (cp.async's .L2::128B
+// prefetch size); 0: a plain copy.
 template <int PF, class T>
 __device__ __forceinline__ void cp_async(T* dst, const T* src, int bytes) {
+  static_assert(PF == 0 || PF == 128, "cp_async: prefetch size 0 or 128");
 #ifdef GRAIN_MMA_DEVICE
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (sizeof(T) == 8) {
-    if constexpr (PF == 64)
-      asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-    else if constexpr (PF == 128)
-      asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-  } else {
-    if constexpr (PF == 64)
-      asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-    else if constexpr (PF == 128)
-      asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes) : "memory");
-  }
+  constexpr int E = static_cast<int>(sizeof(T));
+  if constexpr (PF == 128)
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(E), "r"(bytes) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(E), "r"(bytes) : "memory");
 #else
   (void)dst, (void)src, (void)bytes;
   __trap();
