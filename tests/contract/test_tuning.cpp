@@ -374,8 +374,8 @@ grain::impl::ContractProblem<T> field_field_left(grain::index_type C, grain::ind
 }  // namespace
 
 // The GPU model for LayoutLeft FieldField (no tuning file): mma for cells of 16 or more fields
-// when they give it 256 blocks (DMMA in double, 3xTF32 in float), block for small cells, flat when block
-// would have too few threads.
+// when they give it 16 blocks (DMMA in double, 3xTF32 in float); for small cells the K-split team
+// (long K, few outputs), block, or flat when block would have too few threads.
 TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -397,6 +397,15 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(910, 4, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(910, 8, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(8192, 4, 512), ContractExec::Cuda), ContractAlgorithm::Flat);
+  // The H100 tune of session 7 (run 16): the K-split team only up to 60000 outputs; in float,
+  // block from 4096 threads and for 4 x 4 cells below K = 512.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(2157, 8, 1944), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(1365, 8, 1536), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(2730, 4, 1536), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(43690, 4, 192), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(12945, 4, 648), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(7281, 8, 576), ContractExec::Cuda), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(3640, 8, 576), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(174762, 4, 24), ContractExec::Cuda), ContractAlgorithm::Block);
   // K = 8: block, except double cells of up to 64 x 64.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(100000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Block);

@@ -21,9 +21,10 @@
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
 //       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 16 blocks;
 //       LayoutRight with smaller cells (Q1): flat; otherwise (LayoutLeft) team-small-k when
-//       K >= 1536, flat for cells of at most 4 x 4 with K >= 192, block — register-blocked, each
-//       input row read once per block (Q1: once in all) — unless the cells give block fewer
-//       than 8192 threads, where flat is faster.
+//       K >= 1536 over at most 60000 outputs, flat for cells of at most 4 x 4 with K >= 192
+//       (float: 512), block — register-blocked, each input row read once per block (Q1: once in
+//       all) — unless the cells give block fewer than 8192 threads (float: 4096), where flat is
+//       faster.
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
 //       in double when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the
@@ -116,15 +117,21 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // Small cells in LayoutRight: a warp's 8 x 8 blocks would read 32 cells' rows at a stride of
     // a whole cell; flat's one-output threads read neighbouring rows of one cell instead.
     if (!big && !p.cells_fastest()) return ContractAlgorithm::Flat;
-    // Small LayoutLeft cells with K >= 1536: the K-split team (team-small-k's LayoutLeft form) was
-    // 1.09-2.95x ahead of flat and block in the H100 tune (session 4).
-    if (!big && p.cells_fastest() && p.K >= 1536) return ContractAlgorithm::TeamSmallK;
+    // Small LayoutLeft cells with K >= 1536 over few outputs: the K-split team (team-small-k's
+    // LayoutLeft form) was 1.09-2.95x ahead of flat and block in the H100 tune (session 4). Since
+    // flat's float threads keep 8 partial sums, the H100 tune (session 7, run 16) had the team
+    // ahead only up to 58000 outputs (every such shape) and flat ahead from 69000 (1.11-1.70x).
+    if (!big && p.cells_fastest() && p.K >= 1536 && p.C * p.L * p.R <= 60000) return ContractAlgorithm::TeamSmallK;
     // Too few cells for block's one-thread-per-8x8-block (long K at a fixed memory budget): under
-    // 8192 such threads (~3% of an H100/H200's resident threads) flat's one thread per output
-    // wins (`grain tune` on the H200: 1.1-5.2x in every such sweep shape); so does it for cells
-    // of at most 4 x 4 with K >= 192 (H100 tune, session 4: 1.09-2.47x ahead of block).
+    // 8192 such threads in double, 4096 in float, flat's one thread per output wins (`grain tune`
+    // on the H200: 1.1-5.2x in every such sweep shape; in float the H100 tune of session 7 had
+    // block 1.10-1.13x ahead at 6500-7300 threads and flat ahead at 2200-2700); so does it for
+    // cells of at most 4 x 4 with K >= 192 in double, K >= 512 in float (H100 tune, session 4:
+    // 1.09-2.47x ahead of block; session 7: block 1.06-1.24x ahead in float at K = 192-243).
     const index_type block_threads = ((p.L + 7) / 8) * ((p.R + 7) / 8) * p.C;
-    if (block_threads < 8192 || (p.L * p.R <= 16 && p.K >= 192)) return ContractAlgorithm::Flat;
+    const bool dbl = sizeof(T) == 8;
+    if (block_threads < (dbl ? 8192 : 4096) || (p.L * p.R <= 16 && p.K >= (dbl ? 192 : 512)))
+      return ContractAlgorithm::Flat;
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
