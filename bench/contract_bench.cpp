@@ -614,17 +614,6 @@ std::vector<double> parse_numbers(const std::string& s, const char* what) {
   return out;
 }
 
-std::string default_backend() {
-#if GRAIN_CUDA_LAUNCH_AVAILABLE
-  if (impl::cuda_device_count() > 0) return "cuda";
-#endif
-#if defined(GRAIN_ENABLE_OPENMP)
-  return "openmp";
-#else
-  return "serial";
-#endif
-}
-
 void check_backend(const std::string& b) {
   if (b != "serial" && b != "openmp" && b != "cuda")
     impl::throw_error("--backend must be serial, openmp or cuda; got '", b, "'");

@@ -18,6 +18,10 @@ struct Args {
                    const std::vector<std::string>& flags) const;
 };
 
+// The back end a command takes when --backend is not given: cuda when a device is visible, else
+// openmp when grain was built with it, else serial (cp_commands.cpp).
+std::string default_backend();
+
 int run_info(const Args& args);
 int run_bench_core(const Args& args);  // bench/core_bench.cpp
 int run_bench_paper(const Args& args);  // bench/paper_bench.cpp

@@ -106,17 +106,6 @@ std::string positional(const Args& a, const std::vector<std::string>& with_value
   return found;
 }
 
-std::string default_backend() {
-#if GRAIN_CUDA_LAUNCH_AVAILABLE
-  if (impl::cuda_device_count() > 0) return "cuda";
-#endif
-#if defined(GRAIN_ENABLE_OPENMP)
-  return "openmp";
-#else
-  return "serial";
-#endif
-}
-
 // Calls f(Exec{}, T{}) for the named back end and element type.
 template <class F>
 int with_backend(const std::string& backend, const std::string& dtype, F&& f) {
@@ -445,6 +434,18 @@ int bench_mttkrp_on(const Args& a, const std::string& file) {
 }
 
 }  // namespace
+
+// Declared in commands.hpp: the back end a command takes when --backend is not given.
+std::string default_backend() {
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+  if (impl::cuda_device_count() > 0) return "cuda";
+#endif
+#if defined(GRAIN_ENABLE_OPENMP)
+  return "openmp";
+#else
+  return "serial";
+#endif
+}
 
 int run_cp_als(const Args& a) {
   const std::vector<std::string> with_value = {"--rank", "--maxiters", "--tol", "--seed", "--mttkrp",
