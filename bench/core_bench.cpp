@@ -19,6 +19,7 @@ namespace {
 
 using bench::Report;
 using bench::Row;
+using bench::size_row;
 using bench::Timing;
 
 struct Inputs {
@@ -41,18 +42,7 @@ Inputs make_inputs(std::size_t n) {
 
 Row row(const char* kernel, std::size_t n, const std::string& algo, const Timing& t, double bytes,
         double flops, bool verified) {
-  Row r;
-  r.kernel = kernel;
-  r.case_name = std::to_string(n);
-  r.dtype = "double";
-  r.algorithm = algo;
-  r.verified = verified;
-  r.ms = t.ms;
-  r.ms_min = t.ms_min;
-  r.bytes = bytes;
-  r.flops = flops;
-  r.extra.push_back({"N", static_cast<double>(n)});
-  return r;
+  return size_row(kernel, static_cast<long long>(n), algo, t.ms, t.ms_min, bytes, flops, verified);
 }
 
 // Both triad and dot on one back end: grain's version and the hand-written one, same buffers.

@@ -29,6 +29,7 @@ namespace {
 namespace ex = grain::examples;
 using bench::Report;
 using bench::Row;
+using bench::size_row;
 using bench::Timing;
 
 struct PaperOptions {
@@ -52,18 +53,8 @@ std::vector<long long> problem_sizes(long long lo, long long hi) {
 
 Row make_row(const char* kernel, long long n, const std::string& algo, const Timing& t,
              double bytes, double flops, bool verified, const Report& rep) {
-  Row r;
-  r.kernel = kernel;
-  r.case_name = std::to_string(n);
-  r.dtype = "double";
-  r.algorithm = algo;
-  r.verified = verified;
+  Row r = size_row(kernel, n, algo, t.ms, t.ms_min, bytes, flops, verified);
   r.C = n;
-  r.ms = t.ms;
-  r.ms_min = t.ms_min;
-  r.bytes = bytes;
-  r.flops = flops;
-  r.extra.push_back({"N", static_cast<double>(n)});
   // Each row carries the ceiling and thread count it was judged against: a --backend all file
   // mixes back ends, and the report's top-level copy_GBps is the last back end's.
   r.extra.push_back({"copy_GBps", rep.copy_GBps});

@@ -45,6 +45,22 @@ std::string json_number(double v) {
 }
 }  // namespace
 
+Row size_row(const char* kernel, long long n, const std::string& algorithm, double ms, double ms_min,
+             double bytes, double flops, bool verified) {
+  Row r;
+  r.kernel = kernel;
+  r.case_name = std::to_string(n);
+  r.dtype = "double";
+  r.algorithm = algorithm;
+  r.verified = verified;
+  r.ms = ms;
+  r.ms_min = ms_min;
+  r.bytes = bytes;
+  r.flops = flops;
+  r.extra.push_back({"N", static_cast<double>(n)});
+  return r;
+}
+
 Row& Report::add(Row r) {
   const double s = r.ms / 1e3;
   if (s > 0) {

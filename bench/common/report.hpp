@@ -26,6 +26,11 @@ struct Row {
   std::vector<std::pair<std::string, double>> extra;
 };
 
+// The row of one double-precision kernel timed at size n (the core and paper benchmarks): case
+// and the extra field "N" are n; the caller adds what else it knows.
+Row size_row(const char* kernel, long long n, const std::string& algorithm, double ms, double ms_min,
+             double bytes, double flops, bool verified);
+
 struct Report {
   std::string device;
   std::string backend;  // "cuda" | "openmp" | "serial" | "mixed"
