@@ -438,6 +438,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
     return contract_auto_algorithm(p, ContractExec::Cuda);
   };
   EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Block);    // Q1 float: short rows, many cells
+  EXPECT_EQ(df(1048576, 4, 8, false), ContractAlgorithm::Flat);     // 4 fields: half a 1 x 8 block
   EXPECT_EQ(df(1000000, 8, 8, true), ContractAlgorithm::Flat);      // Q1 double
   EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Flat);    // Q2 float
   EXPECT_EQ(df(180000, 27, 27, true), ContractAlgorithm::Flat);     // Q2 double

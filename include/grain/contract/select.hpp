@@ -25,7 +25,7 @@
 //       (float: 512), block — register-blocked, each input row read once per block (Q1: once in
 //       all) — unless the cells give block fewer than 8192 threads (float: 4096), where flat is
 //       faster.
-//   GPU, DataField, LayoutLeft: block (1 x 8) in float when R <= 8 and K <= 16 and the cells give
+//   GPU, DataField, LayoutLeft: block (1 x 8) in float when 4 < R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
 //       in double when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the
 //       data row shared in L1 across fields; in float under 2^18 outputs, 8 partial sums).
@@ -141,7 +141,9 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // in float with very short rows (K <= 16, R <= 8) over 65536 threads: DataFieldScalar Q1
       // float, 1.03-1.18x; in double flat was ahead by 1.26-1.38x on every Q1 case.
       const index_type block_threads = p.C * ((p.R + 7) / 8);
-      if (sizeof(T) == 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
+      // With 4 fields or fewer the 1 x 8 block is half empty: flat was 1.25x ahead at R = 4, K = 8
+      // (H100 tune, session 7, run 16).
+      if (sizeof(T) == 4 && p.R > 4 && p.R <= 8 && p.K <= 16 && block_threads >= 65536) return ContractAlgorithm::Block;
       // Long K over few outputs, in double: 8 slices of K per 32-cell group (team-small-k's
       // LayoutLeft form). The H100 tune (session 4): 1.04-1.24x ahead of flat in every shape with
       // K >= 512 and at most 66000 outputs; the suite: 1.22x on DataFieldTensor Q4 double (34500
