@@ -80,19 +80,32 @@ constexpr int staging_pad() {
 // Results leave through shared memory: warp w's 32 x 32 tile at w * oc, rows kOutRow apart. A
 // lane writes 2 elements of a row (8-byte stores in float, 16-byte in double): a row stride of 40
 // elements puts the 8 rows of a store phase in distinct banks. The read-back takes G cells x 32/G
-// columns of one row per warp instruction (cells fastest, as they are stored); the warp stride's
-// pad is the smallest even one that keeps it conflict-free.
+// columns of one row per warp instruction (cells fastest, as they are stored); where the output
+// allows stores of V = 2 or 4 neighbouring cells (8 or 16 bytes), lane i reads cell
+// V (i % (G / V)) + v of column i / (G / V), for each v. The warp stride's pad is the smallest even
+// one that keeps every such read-back conflict-free.
 constexpr int kOutRow = kTile + 8;
 template <int E, int G>
 constexpr int out_cell() {
   constexpr int period = E == 8 ? 16 : 32;
   for (int pad = 0; pad < period; pad += 2) {  // even: the tile writes are 8- or 16-byte stores
-    int off[32] = {};  // cell c's warp for a given (wl, wr) is c + G (wl + WL wr): cells one tile apart
-    for (int i = 0; i < 32; ++i) off[i] = (i % G) * (kTile * kOutRow + pad) + i / G;
-    if (conflict_free<E>(off)) return kTile * kOutRow + pad;
+    const int oc = kTile * kOutRow + pad;
+    bool ok = true;
+    for (int V = 1; V <= 16 / E && V <= G; V *= 2) {
+      int off[32] = {};  // cell c's warp for a given (wl, wr) is c + G (wl + WL wr): cells one tile apart
+      for (int i = 0; i < 32; ++i) off[i] = V * (i % (G / V)) * oc + i / (G / V);
+      ok = ok && conflict_free<E>(off);
+    }
+    if (ok) return oc;
   }
   return -1;
 }
+
+// V elements of T stored as one access (8 or 16 bytes).
+template <class T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T x[V];
+};
 
 // The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
 template <class T, class B, int KC, int NS>
@@ -332,7 +345,8 @@ struct MmaConfig {
 
 template <class T, class Cfg>
 __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 512 ? 1 : 2)
-    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r) {
+    contract_mma_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r,
+                        const int out_vec) {
   using B = typename Cfg::Block;
   using S = typename Cfg::Shape;
   constexpr int KC = Cfg::kc, NS = Cfg::ns, G = B::G;
@@ -412,15 +426,53 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
 
   tile.write(smem + warp * S::oc, lane);
   __syncthreads();
-  for (int e = tid; e < G * B::TL * B::TR; e += B::threads) {
-    const int cell = e % G, rc = e / G, col = rc % B::TR, row = rc / B::TR;
-    const index_type cc = c0 + cell, l = l0 + row, r = r0 + col;
-    if (cc < p.C && l < p.L && r < p.R) {
-      const T v = smem[(cell + G * (row / kTile + B::WL * (col / kTile))) * S::oc + (row % kTile) * kOutRow + col % kTile];
-      T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-      *o = p.sum_into ? *o + v : v;
+  // The warp holding cell `cell`'s part of (row, col) of the block's tile.
+  auto result = [&](int cell, int row, int col) {
+    return smem[(cell + G * (row / kTile + B::WL * (col / kTile))) * S::oc + (row % kTile) * kOutRow + col % kTile];
+  };
+  // Thread e takes cells c0 + V q .. + V - 1 of one (row, col): V = out_vec neighbouring cells per
+  // store where the output allows it (out_cells_vector), else one.
+  auto store = [&](auto vec) {
+    constexpr int V = decltype(vec)::value, run = G / V;
+    for (int e = tid; e < run * B::TL * B::TR; e += B::threads) {
+      const int q = e % run, rc = e / run, col = rc % B::TR, row = rc / B::TR;
+      const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
+      if (cc < p.C && l < p.L && r < p.R) {
+        Pack<T, V> v;
+#pragma unroll
+        for (int i = 0; i < V; ++i) v.x[i] = result(V * q + i, row, col);
+        auto* o = reinterpret_cast<Pack<T, V>*>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r);
+        if (p.sum_into) {
+          const Pack<T, V> w = *o;
+#pragma unroll
+          for (int i = 0; i < V; ++i) v.x[i] += w.x[i];
+        }
+        *o = v;
+      }
     }
+  };
+  if constexpr (sizeof(T) == 4 && G % 4 == 0) {
+    if (out_vec == 4) return store(std::integral_constant<int, 4>{});
   }
+  if constexpr (G % 2 == 0) {
+    if (out_vec == 2) return store(std::integral_constant<int, 2>{});
+  }
+  store(std::integral_constant<int, 1>{});
+}
+
+// How many neighbouring cells (1, 2 or, in float, 4) each result store may write at once: cells
+// unit-stride in the output, C and the other two strides multiples of it, the output aligned to
+// it (so a store never straddles C or a row).
+template <class T>
+int out_cells_vector(const ContractProblem<T>& p) {
+  auto fits = [&](index_type v) {
+    return p.o_c == 1 && p.C % v == 0 && p.o_l % v == 0 && p.o_r % v == 0 &&
+           reinterpret_cast<std::uintptr_t>(p.out) % (v * sizeof(T)) == 0;
+  };
+  const int widest = 16 / static_cast<int>(sizeof(T));
+  for (int v = widest; v > 1; v /= 2)
+    if (fits(v)) return v;
+  return 1;
 }
 
 template <class T, class Cfg>
@@ -438,7 +490,8 @@ void launch_mma(const ContractProblem<T>& p) {
     return true;
   }();
   (void)configured;
-  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, S::smem_bytes>>>(p, tiles_l, tiles_r);
+  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, S::smem_bytes>>>(p, tiles_l, tiles_r,
+                                                                                           out_cells_vector(p));
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
 }
 

@@ -288,8 +288,9 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
-// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16) and
-// 44 cells (even, a partial group of 4), 70 x 45 fields (partial 32- and 64-row tiles, several
+// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16; results
+// stored one cell at a time), 44 cells (a multiple of 4, a partial group of 8: results stored 4
+// cells at a time in float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and 64-row tiles, several
 // tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output
 // and then accumulating into it, against a double loop on the host.
 template <class T>
@@ -357,6 +358,7 @@ TEST(ContractMma, EveryBlockShapeDouble) {
 TEST(ContractMma, EveryBlockShapeFloat) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   mma_every_shape<float>(37);
+  mma_every_shape<float>(42);
   mma_every_shape<float>(44);
 }
 #endif
