@@ -495,6 +495,352 @@ void launch_mma(const ContractProblem<T>& p) {
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
 }
 
+// ---- Packed operands: 16-byte copies, V = 16 / sizeof(T) cells per fragment load ---------------
+//
+// Where every (row, k) run of cells starts on 16 bytes (mma_cells_packed: C and the strides
+// multiples of V), a block takes G = 16 cells (128-byte runs in double, 64 in float) and stages
+// them with 16-byte cp.async copies, V cells each, without transposing: a stage is
+// [row][k][pack] with packs of V cells. Each warp owns one pack of V cells and a 32 x 16 part of
+// their tiles, so one 16-byte fragment load gives it the element of all V cells (docs/
+// performance.md, session 8: with 4- and 8-byte copies the loads alone took 1.16-2.30x cuBLAS's
+// whole time; 16-byte copies of 16 cells made them 1.2-2.2x cheaper). Bank conflicts are avoided
+// by permuting the packs of a (row, k) by an XOR with (row & 1) and k's low bits (pack_swizzle):
+// the 8 lanes of a quarter-warp read 8 distinct 16-byte bank groups, and the copies, 8 lanes
+// to one contiguous run, stay conflict-free.
+template <class T, int WL_, int WR_, int KC_, int NS_>
+struct PackedConfig {
+  static constexpr int E = static_cast<int>(sizeof(T)), V = 16 / E, G = 16, run = G / V;
+  static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_;
+  static constexpr int TL = 32 * WL, TR = 16 * WR;  // a cell's tile; a warp: 32 x 16 of V cells
+  static constexpr int warps = run * WL * WR, threads = 32 * warps;
+  static constexpr int step = E == 8 ? 4 : 8;  // contracted indices per MMA
+  static_assert(KC % step == 0 && NS >= 2, "bad packed mma pipeline");
+  // Staging, in 16-byte units: a row of KC x run packs.
+  static constexpr int rs = KC * run, a_units = TL * rs, stage_units = (TL + TR) * rs;
+  static constexpr int row_step = threads / (run * KC);  // staging rows s_row + row_step j
+  static_assert(threads % (run * KC) == 0 && row_step % 2 == 0 && TL % row_step == 0 && TR % row_step == 0,
+                "bad packed mma staging shape");
+  static constexpr int Ja = TL / row_step, Jb = TR / row_step;
+  // Results, in 16-byte units of V cells: (row, col) at row * res_row + col * res_col (+ pack).
+  // double: columns 9 units apart, rows 289 (both 1 mod 8); float: columns 4 apart, rows 4 mod 8,
+  // packs swizzled by the column pair (res_pack).
+  static constexpr int res_col = E == 8 ? run + 1 : run;
+  static constexpr int res_row = TR * res_col + (E == 8 ? 1 : 4);
+  static constexpr int res_units = TL * res_row;
+  static constexpr int smem_bytes = 16 * (NS * stage_units > res_units ? NS * stage_units : res_units);
+  static_assert(smem_bytes <= 227 * 1024, "packed mma configuration needs more shared memory than a block gets");
+  // The pack permutation of a staged (row, k).
+  static __device__ __forceinline__ int pack_swizzle(int row, int k) {
+    return E == 8 ? (row & 1) | ((k & 3) << 1) : (row & 1) | (k & 2);
+  }
+  static __device__ __forceinline__ int res_unit(int row, int col, int pack) {
+    return row * res_row + col * res_col + (E == 8 ? pack : pack ^ ((col >> 1) & 3));
+  }
+};
+
+// The bank checks of the layouts above, evaluated at compile time over 16-byte units: a
+// quarter-warp (8 lanes) must touch 8 distinct units mod 8.
+constexpr bool quarter_free(const int (&u)[32]) {
+  for (int q = 0; q < 4; ++q)
+    for (int i = 0; i < 8; ++i)
+      for (int j = i + 1; j < 8; ++j)
+        if ((u[8 * q + i] - u[8 * q + j]) % 8 == 0) return false;
+  return true;
+}
+template <class P>
+constexpr bool packed_layout_ok() {
+  const int E = P::E, run = P::run;
+  auto swz = [&](int row, int k) { return E == 8 ? (row & 1) | ((k & 3) << 1) : (row & 1) | (k & 2); };
+  auto res = [&](int row, int col, int pack) {
+    return row * P::res_row + col * P::res_col + (E == 8 ? pack : pack ^ ((col >> 1) & 3));
+  };
+  int frag[32] = {}, copy[32] = {}, rw[32] = {}, rr[32] = {};
+  for (int pw = 0; pw < run; ++pw) {
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, t = lane & 3;
+      frag[lane] = g * P::rs + t * run + (pw ^ swz(g, t));  // row g, k t (+ 8 rows, + 4 k: the same pattern)
+      rw[lane] = res(g, 2 * t, pw);                          // result write: row g, column 2t
+    }
+    if (!quarter_free(frag) || !quarter_free(rw)) return false;
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    const int q = lane % run, k = (lane / run) % P::KC, row = lane / (run * P::KC);
+    copy[lane] = row * P::rs + k * run + (q ^ swz(row, k));
+    const int rc = lane / run;  // the store pass: pack fastest, then columns
+    rr[lane] = res(rc / P::TR, rc % P::TR, q);
+  }
+  return quarter_free(copy) && quarter_free(rr);
+}
+
+// A warp's accumulators for V cells x (32 x 16) and its k-step: double, m16n8k4 DMMA (2 cells);
+// float, 3xTF32 m16n8k8 (4 cells). fa / fb: this lane's first A / B fragment unit (row g, k t;
+// column g, k t), rs units per row.
+template <class T>
+struct PackedTile;
+
+template <>
+struct PackedTile<double> {
+  double acc[2][2][2][4];  // cell, 16-row tile, 8-column tile, result
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int v = 0; v < 2; ++v)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[v][i][j][e] = 0.0;
+  }
+  template <int KC, int rs, int run>
+  __device__ __forceinline__ void multiply(const double2* fa, const double2* fb) {
+#pragma unroll
+    for (int kk = 0; kk < KC; kk += 4) {
+      double2 a[2][2], b[2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) a[i][h] = fa[(16 * i + 8 * h) * rs + kk * run];
+#pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = fb[8 * j * rs + kk * run];
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          double(&c0)[4] = acc[0][i][j];
+          double(&c1)[4] = acc[1][i][j];
+          dmma16(c0[0], c0[1], c0[2], c0[3], a[i][0].x, a[i][1].x, b[j].x);
+          dmma16(c1[0], c1[1], c1[2], c1[3], a[i][0].y, a[i][1].y, b[j].y);
+        }
+    }
+  }
+  // Result (cell v, tile i, j, e): row 16 i + g + 8 (e / 2), column 8 j + 2 t + e % 2.
+  template <class P>
+  __device__ __forceinline__ void write(double2* res, int row0, int col0, int pack, int lane) const {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] =
+              make_double2(acc[0][i][j][e], acc[1][i][j][e]);
+  }
+};
+
+template <>
+struct PackedTile<float> {
+  float acc[4][2][2][4];
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int v = 0; v < 4; ++v)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[v][i][j][e] = 0.0f;
+  }
+  template <int KC, int rs, int run>
+  __device__ __forceinline__ void multiply(const float4* fa, const float4* fb) {
+#pragma unroll
+    for (int kk = 0; kk < KC; kk += 8) {
+      float4 a[2][4], b[2][2];  // a: rows g, g + 8 x k t, t + 4 (fragment order); b: k t, t + 4
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float4* r = fa + 16 * i * rs + kk * run;
+        a[i][0] = r[0];
+        a[i][1] = r[8 * rs];
+        a[i][2] = r[4 * run];
+        a[i][3] = r[8 * rs + 4 * run];
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const float4* r = fb + 8 * j * rs + kk * run;
+        b[j][0] = r[0];
+        b[j][1] = r[4 * run];
+      }
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        auto pick = [v](const float4& x) { return v == 0 ? x.x : v == 1 ? x.y : v == 2 ? x.z : x.w; };
+        std::uint32_t ab[2][4], as[2][4], bb[2][2], bs[2][2];
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) split_tf32(pick(a[i][e]), ab[i][e], as[i][e]);
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) split_tf32(pick(b[j][e]), bb[j][e], bs[j][e]);
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            tf32mma(acc[v][i][j], as[i], bb[j]);
+            tf32mma(acc[v][i][j], ab[i], bs[j]);
+            tf32mma(acc[v][i][j], ab[i], bb[j]);
+          }
+      }
+    }
+  }
+  template <class P>
+  __device__ __forceinline__ void write(float4* res, int row0, int col0, int pack, int lane) const {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] =
+              make_float4(acc[0][i][j][e], acc[1][i][j][e], acc[2][i][j][e], acc[3][i][j][e]);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ void cp_async16(void* dst, const T* src, bool in) {
+#ifdef GRAIN_MMA_DEVICE
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)in;
+  __trap();
+#endif
+}
+
+template <class T, class P>
+__global__ void __launch_bounds__(P::threads, 1)
+    contract_mma_packed_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r,
+                               const int out_vec) {
+  using Vec = std::conditional_t<std::is_same_v<T, double>, double2, float4>;
+  constexpr int V = P::V, G = P::G, run = P::run, KC = P::KC, NS = P::NS, rs = P::rs;
+  static_assert(packed_layout_ok<P>(), "packed mma layouts would conflict");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  Vec* smem = reinterpret_cast<Vec*>(smem_raw);
+  const index_type tiles = tiles_l * tiles_r;
+  const index_type group = blockIdx.x / tiles, t = blockIdx.x % tiles;  // tiles of a cell group adjacent: L2 reuse
+  const index_type c0 = group * G, l0 = (t / tiles_r) * P::TL, r0 = (t % tiles_r) * P::TR;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+  // Staging role: pack s_q (cells c0 + V s_q ...), contracted index s_k of the chunk, rows
+  // s_row + row_step j (all of one parity, so one swizzle per thread).
+  const int s_q = tid % run, s_k = (tid / run) % KC, s_row = tid / (run * KC);
+  const index_type c = c0 + V * s_q;
+  const bool c_ok = c < p.C;  // C is a multiple of V
+  const T* a_row = p.a + (c_ok ? c : 0) + (l0 + s_row) * p.a_l;
+  const T* b_row = p.b + (c_ok ? c : 0) + (r0 + s_row) * p.b_r;
+  const index_type a_step = P::row_step * p.a_l, b_step = P::row_step * p.b_r;
+  auto rows_in = [&](index_type left, int J) -> int {
+    if (!c_ok || left <= s_row) return 0;
+    const index_type n = (left - s_row + P::row_step - 1) / P::row_step;
+    return n < J ? static_cast<int>(n) : J;
+  };
+  const int na = rows_in(p.L - l0, P::Ja), nb = rows_in(p.R - r0, P::Jb);
+  const int s_unit = s_row * rs + s_k * run + (s_q ^ P::pack_swizzle(s_row, s_k));
+  auto stage = [&](int buf, index_type k0) {
+    const index_type k = k0 + s_k;
+    const bool k_ok = k < p.K;
+    const T* ak = a_row + (k_ok ? p.a_k(k) : 0);
+    const T* bk = b_row + (k_ok ? p.b_k(k) : 0);
+    Vec* sa = smem + buf * P::stage_units + s_unit;
+    Vec* sb = sa + P::a_units;
+#pragma unroll
+    for (int j = 0; j < P::Ja; ++j) {
+      const bool in = k_ok && j < na;
+      cp_async16(sa + j * P::row_step * rs, in ? ak + j * a_step : p.a, in);
+    }
+#pragma unroll
+    for (int j = 0; j < P::Jb; ++j) {
+      const bool in = k_ok && j < nb;
+      cp_async16(sb + j * P::row_step * rs, in ? bk + j * b_step : p.b, in);
+    }
+  };
+
+  PackedTile<T> tile;
+  tile.zero();
+  // This warp: pack w_q, rows w_l * 32 on, columns w_r * 16 on. This lane's fragment unit:
+  // row (column) g, contracted index t, its pack swizzled (rows 8 and 16 on keep g's parity, k 4
+  // on keeps t's low bits).
+  const int w_q = warp % run, w_l = (warp / run) % P::WL, w_r = warp / (run * P::WL);
+  const int g = lane >> 2, tk = lane & 3;
+  const int f = g * rs + tk * run + (w_q ^ P::pack_swizzle(g, tk));
+  const Vec* frag_a = smem + w_l * 32 * rs + f;
+  const Vec* frag_b = smem + P::a_units + w_r * 16 * rs + f;
+  const index_type chunks = (p.K + KC - 1) / KC;
+#pragma unroll
+  for (int s = 0; s < NS - 1; ++s) {
+    if (s < chunks) stage(s, static_cast<index_type>(s) * KC);
+    cp_async_commit();
+  }
+  for (index_type ch = 0; ch < chunks; ++ch) {
+    cp_async_wait<NS - 2>();
+    __syncthreads();
+    if (ch + NS - 1 < chunks) stage(static_cast<int>((ch + NS - 1) % NS), (ch + NS - 1) * KC);
+    cp_async_commit();
+    const int off = static_cast<int>(ch % NS) * P::stage_units;
+    tile.template multiply<KC, rs, run>(frag_a + off, frag_b + off);
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // the staging buffers become the result buffer
+  tile.template write<P>(smem, w_l * 32, w_r * 16, w_q, lane);
+  __syncthreads();
+  for (int e = tid; e < run * P::TL * P::TR; e += P::threads) {
+    const int q = e % run, rc = e / run, col = rc % P::TR, row = rc / P::TR;
+    const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
+    if (cc < p.C && l < p.L && r < p.R) {
+      Vec v = smem[P::res_unit(row, col, q)];
+      T* x = reinterpret_cast<T*>(&v);
+      T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
+      if (out_vec == V) {  // V cells per store
+        if (p.sum_into) {
+          const Vec w = *reinterpret_cast<const Vec*>(o);
+          const T* y = reinterpret_cast<const T*>(&w);
+#pragma unroll
+          for (int i = 0; i < V; ++i) x[i] += y[i];
+        }
+        *reinterpret_cast<Vec*>(o) = v;
+      } else {
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          T* oi = o + i * p.o_c;
+          *oi = p.sum_into ? *oi + x[i] : x[i];
+        }
+      }
+    }
+  }
+}
+
+template <class T, class P>
+void launch_mma_packed(const ContractProblem<T>& p) {
+  const index_type tiles_l = (p.L + P::TL - 1) / P::TL, tiles_r = (p.R + P::TR - 1) / P::TR;
+  const index_type blocks = (p.C + P::G - 1) / P::G * tiles_l * tiles_r;
+  if (blocks > 0x7fffffff)
+    throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
+  static const bool configured = [] {
+    cuda_check(cudaFuncSetAttribute(contract_mma_packed_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    P::smem_bytes),
+               "algorithm 'mma': cudaFuncSetAttribute");
+    return true;
+  }();
+  (void)configured;
+  contract_mma_packed_kernel<T, P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(
+      p, tiles_l, tiles_r, out_cells_vector(p));
+  cuda_check_launch("algorithm 'mma': contract_mma_packed_kernel");
+}
+
+// Whether the packed configurations apply: cells unit-stride in both operands, C and every other
+// stride a multiple of V, both operands 16-byte aligned (every (row, k) run of cells then starts
+// on 16 bytes, and a pack never straddles C).
+template <class T>
+bool mma_cells_packed(const ContractProblem<T>& p) {
+  constexpr index_type V = 16 / sizeof(T);
+  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  const bool strides = p.a_l % V == 0 && p.b_r % V == 0 && p.a_s0 % V == 0 && p.b_s0 % V == 0 &&
+                       (p.K1 == 1 || (p.a_s1 % V == 0 && p.b_s1 % V == 0));
+  return p.a_c == 1 && p.b_c == 1 && p.C % V == 0 && strides && aligned(p.a) && aligned(p.b);
+}
+
 // The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
 //   0: 8 x 32 x 32, 256 threads, m8n8k4 DMMA (every device; the only one before 9.0)
 //   1: the same with m16n8k4 DMMA, each copy asking the L2 for its 128-byte block (9.0 and
@@ -502,6 +848,10 @@ void launch_mma(const ContractProblem<T>& p) {
 //   2: 4 x 64 x 64, 512 threads (each staged row read half as often as with 32 x 32 tiles)
 //   3: 16 x 32 x 32, 512 threads (128-byte runs in double)
 //   4: 1 without the L2 prefetch (session 6's default)
+//   5: packed operands (PackedConfig: 16 cells, 16-byte copies, V cells per fragment load), one MMA
+//      step per stage, 4 stages in double and 2 in float;
+//   6: packed, two MMA steps per stage, 2 stages: the default in float on 9.0 wherever
+//      mma_cells_packed holds (5 and 6 run 1 where it does not).
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -509,14 +859,25 @@ void launch_mma(const ContractProblem<T>& p) {
 // 2 and 3, persistent blocks, result passes and 6 stages were measured and lost
 // (docs/performance.md, session 6); 2 and 3 stay for experiments. The .L2::128B prefetch made 16
 // of the 18 FieldField Q2-Q4 cases 2-12% faster on the H100 (the other two within 1%); .L2::64B,
-// the L2's default fetch, changed nothing (session 7).
-constexpr int kMmaShapes = 5;
+// the L2's default fetch, changed nothing (session 7). Packed float (6) was 2-13% ahead of 1 on
+// the five suite cases it applies to (FieldFieldScalar Q2 / Q3, FieldFieldTensor Q2-Q4; H100,
+// session 8); packed double won on two of six (FieldFieldScalar Q3 by 7%) and lost up to 21% on
+// the Q4 ones, so double keeps 1.
+constexpr int kMmaShapes = 7;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
+// Packed (16 cells, a 32 x 32 tile per cell, 256 threads in float, 512 in double): one MMA step
+// per stage, 4 stages in double and 2 in float (5); two steps per stage, 2 stages (6).
+template <class T, int X, int NS>
+using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS>;
+
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape) {
+  if (shape >= 5 && !mma_cells_packed(p)) shape = 1;
   switch (shape) {
+    case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
+    case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
     case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p); break;
     case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p); break;
     case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p); break;
@@ -533,10 +894,12 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-// The forced configuration, else 1 on compute capability 9.0 and newer, 0 before.
-int pick_mma_shape(int major) {
+// The forced configuration, else on compute capability 9.0 and newer 6 for packed float operands
+// and 1 otherwise, and 0 before 9.0 (where packed was never measured).
+int pick_mma_shape(int major, bool float_packed) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
-  return major >= 9 ? 1 : 0;
+  if (major < 9) return 0;
+  return float_packed ? 6 : 1;
 }
 
 template <class T>
@@ -550,7 +913,7 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
                 dev, " has ", major, ".x");
-  int shape = pick_mma_shape(major);
+  int shape = pick_mma_shape(major, std::is_same_v<T, float> && mma_cells_packed(p));
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   run_mma_shape(p, shape);
 }

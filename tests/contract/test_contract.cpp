@@ -237,10 +237,10 @@ TEST(ContractDot, StridedPartialSums) {
 // ones partial; 19 cells: a partial cell group), on inputs spanning 2^-12 to 2^12, against a
 // double loop, within the suite's fp32 bound. The test also computes what one plain TF32 pass
 // (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
-// fails if the big/small split is lost.
-TEST(ContractMma, FloatMatchesDoubleReference) {
-  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  constexpr std::size_t C = 19, F = 125, K = 216;
+// fails if the big/small split is lost. C = 19 runs the cp.async configuration, C = 20 (a multiple
+// of 4: packed operands) the packed one, each as Auto's default picks it.
+void mma_float_accuracy(std::size_t C) {
+  constexpr std::size_t F = 125, K = 216;
   using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
   using DV = grain::View<float***, grain::LayoutLeft, grain::CudaSpace>;
   HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
@@ -282,9 +282,15 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
         ASSERT_LE(err, tol_for<float>(K, mag)) << "out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
                                                << ", double reference " << ref;
       }
-  std::printf("[ contract ] mma float: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", worst,
+  std::printf("[ contract ] mma float, C = %zu: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", C, worst,
               worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
+}
+
+TEST(ContractMma, FloatMatchesDoubleReference) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  mma_float_accuracy(19);
+  mma_float_accuracy(20);
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
