@@ -503,14 +503,19 @@ void launch_mma(const ContractProblem<T>& p) {
 // [row][k][pack] with packs of V cells. Each warp owns one pack of V cells and a 32 x 16 part of
 // their tiles, so one 16-byte fragment load gives it the element of all V cells (docs/
 // performance.md, session 8: with 4- and 8-byte copies the loads alone took 1.16-2.30x cuBLAS's
-// whole time; 16-byte copies of 16 cells made them 1.2-2.2x cheaper). Bank conflicts are avoided
+// whole time; 16-byte copies of 16 cells made them 1.4-2.2x cheaper in float, 1.0-1.3x in double). Bank conflicts are avoided
 // by permuting the packs of a (row, k) by an XOR with (row & 1) and k's low bits (pack_swizzle):
 // the 8 lanes of a quarter-warp read 8 distinct 16-byte bank groups, and the copies, 8 lanes
 // to one contiguous run, stay conflict-free.
-template <class T, int WL_, int WR_, int KC_, int NS_>
+//
+// Persistent: a block per SM takes item after item (item = a cell group x an output tile),
+// staging the next item's first chunks while it multiplies, writes and stores the current one, so
+// the loads never stop; the results then need their own shared memory beside the stages.
+template <class T, int WL_, int WR_, int KC_, int NS_, bool Persistent_ = false>
 struct PackedConfig {
   static constexpr int E = static_cast<int>(sizeof(T)), V = 16 / E, G = 16, run = G / V;
   static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_;
+  static constexpr bool persistent = Persistent_;
   static constexpr int TL = 32 * WL, TR = 16 * WR;  // a cell's tile; a warp: 32 x 16 of V cells
   static constexpr int warps = run * WL * WR, threads = 32 * warps;
   static constexpr int step = E == 8 ? 4 : 8;  // contracted indices per MMA
@@ -527,7 +532,9 @@ struct PackedConfig {
   static constexpr int res_col = E == 8 ? run + 1 : run;
   static constexpr int res_row = TR * res_col + (E == 8 ? 1 : 4);
   static constexpr int res_units = TL * res_row;
-  static constexpr int smem_bytes = 16 * (NS * stage_units > res_units ? NS * stage_units : res_units);
+  static constexpr int res_at = persistent ? NS * stage_units : 0;  // the results' first unit
+  static constexpr int smem_bytes =
+      16 * (persistent ? NS * stage_units + res_units : NS * stage_units > res_units ? NS * stage_units : res_units);
   static_assert(smem_bytes <= 227 * 1024, "packed mma configuration needs more shared memory than a block gets");
   // The pack permutation of a staged (row, k).
   static __device__ __forceinline__ int pack_swizzle(int row, int k) {
@@ -711,35 +718,56 @@ __device__ __forceinline__ void cp_async16(void* dst, const T* src, bool in) {
 
 template <class T, class P>
 __global__ void __launch_bounds__(P::threads, 1)
-    contract_mma_packed_kernel(const ContractProblem<T> p, const index_type tiles_l, const index_type tiles_r,
+    contract_mma_packed_kernel(const ContractProblem<T> p, const int tiles_l, const int tiles_r, const int items,
                                const int out_vec) {
   using Vec = std::conditional_t<std::is_same_v<T, double>, double2, float4>;
   constexpr int V = P::V, G = P::G, run = P::run, KC = P::KC, NS = P::NS, rs = P::rs;
   static_assert(packed_layout_ok<P>(), "packed mma layouts would conflict");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Vec* smem = reinterpret_cast<Vec*>(smem_raw);
-  const index_type tiles = tiles_l * tiles_r;
-  const index_type group = blockIdx.x / tiles, t = blockIdx.x % tiles;  // tiles of a cell group adjacent: L2 reuse
-  const index_type c0 = group * G, l0 = (t / tiles_r) * P::TL, r0 = (t % tiles_r) * P::TR;
+  Vec* const res = smem + P::res_at;
+  const int tiles = tiles_l * tiles_r;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const index_type chunks = (p.K + KC - 1) / KC;
+  // This block's items: blockIdx.x, then gridDim.x on (one item per block unless persistent).
+  // Tiles of a cell group are adjacent items: L2 reuse.
+  auto origin = [&](int item, index_type& c0, index_type& l0, index_type& r0) {
+    const int group = item / tiles, t = item % tiles;
+    c0 = static_cast<index_type>(group) * G;
+    l0 = static_cast<index_type>(t / tiles_r) * P::TL;
+    r0 = static_cast<index_type>(t % tiles_r) * P::TR;
+  };
 
   // Staging role: pack s_q (cells c0 + V s_q ...), contracted index s_k of the chunk, rows
-  // s_row + row_step j (all of one parity, so one swizzle per thread).
+  // s_row + row_step j (all of one parity, so one swizzle per thread). The staging cursor
+  // (st_item, st_ch) runs NS - 1 chunks ahead of the multiplication, across items.
   const int s_q = tid % run, s_k = (tid / run) % KC, s_row = tid / (run * KC);
-  const index_type c = c0 + V * s_q;
-  const bool c_ok = c < p.C;  // C is a multiple of V
-  const T* a_row = p.a + (c_ok ? c : 0) + (l0 + s_row) * p.a_l;
-  const T* b_row = p.b + (c_ok ? c : 0) + (r0 + s_row) * p.b_r;
-  const index_type a_step = P::row_step * p.a_l, b_step = P::row_step * p.b_r;
+  const int s_unit = s_row * rs + s_k * run + (s_q ^ P::pack_swizzle(s_row, s_k));
+  int st_item = blockIdx.x;
+  index_type st_ch = 0;
+  const T* a_row = p.a;
+  const T* b_row = p.b;
+  int na = 0, nb = 0;
   auto rows_in = [&](index_type left, int J) -> int {
-    if (!c_ok || left <= s_row) return 0;
+    if (left <= s_row) return 0;
     const index_type n = (left - s_row + P::row_step - 1) / P::row_step;
     return n < J ? static_cast<int>(n) : J;
   };
-  const int na = rows_in(p.L - l0, P::Ja), nb = rows_in(p.R - r0, P::Jb);
-  const int s_unit = s_row * rs + s_k * run + (s_q ^ P::pack_swizzle(s_row, s_k));
-  auto stage = [&](int buf, index_type k0) {
-    const index_type k = k0 + s_k;
+  auto aim = [&] {  // the staging cursor's item: its first rows, and how many of them exist
+    if (st_item >= items) return;
+    index_type c0, l0, r0;
+    origin(st_item, c0, l0, r0);
+    const index_type c = c0 + V * s_q;
+    const bool c_ok = c < p.C;  // C is a multiple of V
+    a_row = p.a + (c_ok ? c : 0) + (l0 + s_row) * p.a_l;
+    b_row = p.b + (c_ok ? c : 0) + (r0 + s_row) * p.b_r;
+    na = c_ok ? rows_in(p.L - l0, P::Ja) : 0;
+    nb = c_ok ? rows_in(p.R - r0, P::Jb) : 0;
+  };
+  const index_type a_step = P::row_step * p.a_l, b_step = P::row_step * p.b_r;
+  auto stage = [&](int buf) {  // the cursor's chunk into buffer buf, then the cursor moves on
+    if (st_item >= items) return;
+    const index_type k = st_ch * KC + s_k;
     const bool k_ok = k < p.K;
     const T* ak = a_row + (k_ok ? p.a_k(k) : 0);
     const T* bk = b_row + (k_ok ? p.b_k(k) : 0);
@@ -755,10 +783,13 @@ __global__ void __launch_bounds__(P::threads, 1)
       const bool in = k_ok && j < nb;
       cp_async16(sb + j * P::row_step * rs, in ? bk + j * b_step : p.b, in);
     }
+    if (++st_ch == chunks) {
+      st_ch = 0;
+      st_item += gridDim.x;
+      aim();
+    }
   };
 
-  PackedTile<T> tile;
-  tile.zero();
   // This warp: pack w_q, rows w_l * 32 on, columns w_r * 16 on. This lane's fragment unit:
   // row (column) g, contracted index t, its pack swizzled (rows 8 and 16 on keep g's parity, k 4
   // on keeps t's low bits).
@@ -767,65 +798,82 @@ __global__ void __launch_bounds__(P::threads, 1)
   const int f = g * rs + tk * run + (w_q ^ P::pack_swizzle(g, tk));
   const Vec* frag_a = smem + w_l * 32 * rs + f;
   const Vec* frag_b = smem + P::a_units + w_r * 16 * rs + f;
-  const index_type chunks = (p.K + KC - 1) / KC;
+  aim();
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {
-    if (s < chunks) stage(s, static_cast<index_type>(s) * KC);
+    stage(s);
     cp_async_commit();
   }
-  for (index_type ch = 0; ch < chunks; ++ch) {
-    cp_async_wait<NS - 2>();
+  PackedTile<T> tile;
+  int buf = 0;  // the buffer of the chunk to multiply; the one to stage is buf + NS - 1
+  for (int item = blockIdx.x; item < items; item += gridDim.x) {
+    tile.zero();
+    for (index_type ch = 0; ch < chunks; ++ch) {
+      cp_async_wait<NS - 2>();  // this chunk has landed (this thread's copies) ...
+      __syncthreads();          // ... everyone's; everyone is done with the buffer staged next
+      stage((buf + NS - 1) % NS);
+      cp_async_commit();
+      tile.template multiply<KC, rs, run>(frag_a + buf * P::stage_units, frag_b + buf * P::stage_units);
+      buf = (buf + 1) % NS;
+    }
+    if constexpr (!P::persistent) {
+      cp_async_wait<0>();
+      __syncthreads();  // the staging buffers become the result buffer
+    }
+    // (persistent: every thread passed a barrier inside the loop since its last read of res)
+    tile.template write<P>(res, w_l * 32, w_r * 16, w_q, lane);
     __syncthreads();
-    if (ch + NS - 1 < chunks) stage(static_cast<int>((ch + NS - 1) % NS), (ch + NS - 1) * KC);
-    cp_async_commit();
-    const int off = static_cast<int>(ch % NS) * P::stage_units;
-    tile.template multiply<KC, rs, run>(frag_a + off, frag_b + off);
-  }
-  cp_async_wait<0>();
-  __syncthreads();  // the staging buffers become the result buffer
-  tile.template write<P>(smem, w_l * 32, w_r * 16, w_q, lane);
-  __syncthreads();
-  for (int e = tid; e < run * P::TL * P::TR; e += P::threads) {
-    const int q = e % run, rc = e / run, col = rc % P::TR, row = rc / P::TR;
-    const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
-    if (cc < p.C && l < p.L && r < p.R) {
-      Vec v = smem[P::res_unit(row, col, q)];
-      T* x = reinterpret_cast<T*>(&v);
-      T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-      if (out_vec == V) {  // V cells per store
-        if (p.sum_into) {
-          const Vec w = *reinterpret_cast<const Vec*>(o);
-          const T* y = reinterpret_cast<const T*>(&w);
+    index_type c0, l0, r0;
+    origin(item, c0, l0, r0);
+    for (int e = tid; e < run * P::TL * P::TR; e += P::threads) {
+      const int q = e % run, rc = e / run, col = rc % P::TR, row = rc / P::TR;
+      const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
+      if (cc < p.C && l < p.L && r < p.R) {
+        Vec v = res[P::res_unit(row, col, q)];
+        T* x = reinterpret_cast<T*>(&v);
+        T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
+        if (out_vec == V) {  // V cells per store
+          if (p.sum_into) {
+            const Vec w = *reinterpret_cast<const Vec*>(o);
+            const T* y = reinterpret_cast<const T*>(&w);
 #pragma unroll
-          for (int i = 0; i < V; ++i) x[i] += y[i];
-        }
-        *reinterpret_cast<Vec*>(o) = v;
-      } else {
+            for (int i = 0; i < V; ++i) x[i] += y[i];
+          }
+          *reinterpret_cast<Vec*>(o) = v;
+        } else {
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-          T* oi = o + i * p.o_c;
-          *oi = p.sum_into ? *oi + x[i] : x[i];
+          for (int i = 0; i < V; ++i) {
+            T* oi = o + i * p.o_c;
+            *oi = p.sum_into ? *oi + x[i] : x[i];
+          }
         }
       }
     }
   }
+  cp_async_wait<0>();
 }
 
 template <class T, class P>
 void launch_mma_packed(const ContractProblem<T>& p) {
   const index_type tiles_l = (p.L + P::TL - 1) / P::TL, tiles_r = (p.R + P::TR - 1) / P::TR;
-  const index_type blocks = (p.C + P::G - 1) / P::G * tiles_l * tiles_r;
-  if (blocks > 0x7fffffff)
-    throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  static const bool configured = [] {
+  const index_type items = (p.C + P::G - 1) / P::G * tiles_l * tiles_r;
+  if (items > 0x7fffffff)
+    throw_error(p.function, ": algorithm 'mma': ", items, " thread blocks exceed the grid limit (2^31 - 1)");
+  static const int resident = [] {  // blocks a device holds at once (persistent: the grid)
     cuda_check(cudaFuncSetAttribute(contract_mma_packed_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     P::smem_bytes),
                "algorithm 'mma': cudaFuncSetAttribute");
-    return true;
+    int dev = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contract_mma_packed_kernel<T, P>, P::threads,
+                                                             P::smem_bytes),
+               "algorithm 'mma': occupancy");
+    return sms * (per_sm > 0 ? per_sm : 1);
   }();
-  (void)configured;
+  const index_type blocks = P::persistent && items > resident ? resident : items;
   contract_mma_packed_kernel<T, P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(
-      p, tiles_l, tiles_r, out_cells_vector(p));
+      p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), static_cast<int>(items), out_cells_vector(p));
   cuda_check_launch("algorithm 'mma': contract_mma_packed_kernel");
 }
 
@@ -850,8 +898,10 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //   4: 1 without the L2 prefetch (session 6's default)
 //   5: packed operands (PackedConfig: 16 cells, 16-byte copies, V cells per fragment load), one MMA
 //      step per stage, 4 stages in double and 2 in float;
-//   6: packed, two MMA steps per stage, 2 stages: the default in float on 9.0 wherever
-//      mma_cells_packed holds (5 and 6 run 1 where it does not).
+//   6: packed, two MMA steps per stage, 2 stages;
+//   7: packed and persistent (a block per SM, item after item), 2 stages of two MMA steps in float
+//      (the default in float on 9.0 wherever mma_cells_packed holds), of one in double.
+//   5-7 run 1 where mma_cells_packed does not hold.
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -861,16 +911,18 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // of the 18 FieldField Q2-Q4 cases 2-12% faster on the H100 (the other two within 1%); .L2::64B,
 // the L2's default fetch, changed nothing (session 7). Packed float (6) was 2-13% ahead of 1 on
 // the five suite cases it applies to (FieldFieldScalar Q2 / Q3, FieldFieldTensor Q2-Q4; H100,
-// session 8); packed double won on two of six (FieldFieldScalar Q3 by 7%) and lost up to 21% on
-// the Q4 ones, so double keeps 1.
-constexpr int kMmaShapes = 7;
+// session 8), and persistent (7) a further 0-15% where K is short (FieldFieldScalar Q2 float
+// 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
+// cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
+// its results need 148 KB of their own) lost 10-54%; so double keeps 1.
+constexpr int kMmaShapes = 8;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
 // Packed (16 cells, a 32 x 32 tile per cell, 256 threads in float, 512 in double): one MMA step
 // per stage, 4 stages in double and 2 in float (5); two steps per stage, 2 stages (6).
-template <class T, int X, int NS>
-using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS>;
+template <class T, int X, int NS, bool Persistent = false>
+using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent>;
 
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape) {
@@ -878,6 +930,7 @@ void run_mma_shape(const ContractProblem<T>& p, int shape) {
   switch (shape) {
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
+    case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
     case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p); break;
     case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p); break;
     case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p); break;
@@ -894,12 +947,12 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-// The forced configuration, else on compute capability 9.0 and newer 6 for packed float operands
+// The forced configuration, else on compute capability 9.0 and newer 7 for packed float operands
 // and 1 otherwise, and 0 before 9.0 (where packed was never measured).
 int pick_mma_shape(int major, bool float_packed) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (major < 9) return 0;
-  return float_packed ? 6 : 1;
+  return float_packed ? 7 : 1;
 }
 
 template <class T>
