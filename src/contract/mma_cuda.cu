@@ -537,10 +537,10 @@ struct PackedConfig {
       16 * (persistent ? NS * stage_units + res_units : NS * stage_units > res_units ? NS * stage_units : res_units);
   static_assert(smem_bytes <= 227 * 1024, "packed mma configuration needs more shared memory than a block gets");
   // The pack permutation of a staged (row, k).
-  static __device__ __forceinline__ int pack_swizzle(int row, int k) {
+  static constexpr int pack_swizzle(int row, int k) {
     return E == 8 ? (row & 1) | ((k & 3) << 1) : (row & 1) | (k & 2);
   }
-  static __device__ __forceinline__ int res_unit(int row, int col, int pack) {
+  static constexpr int res_unit(int row, int col, int pack) {
     return row * res_row + col * res_col + (E == 8 ? pack : pack ^ ((col >> 1) & 3));
   }
 };
@@ -556,11 +556,9 @@ constexpr bool quarter_free(const int (&u)[32]) {
 }
 template <class P>
 constexpr bool packed_layout_ok() {
-  const int E = P::E, run = P::run;
-  auto swz = [&](int row, int k) { return E == 8 ? (row & 1) | ((k & 3) << 1) : (row & 1) | (k & 2); };
-  auto res = [&](int row, int col, int pack) {
-    return row * P::res_row + col * P::res_col + (E == 8 ? pack : pack ^ ((col >> 1) & 3));
-  };
+  const int run = P::run;
+  auto swz = [](int row, int k) { return P::pack_swizzle(row, k); };
+  auto res = [](int row, int col, int pack) { return P::res_unit(row, col, pack); };
   int frag[32] = {}, copy[32] = {}, rw[32] = {}, rr[32] = {};
   for (int pw = 0; pw < run; ++pw) {
     for (int lane = 0; lane < 32; ++lane) {
