@@ -577,128 +577,103 @@ constexpr bool packed_layout_ok() {
   return quarter_free(copy) && quarter_free(rr);
 }
 
-// A warp's accumulators for V cells x (32 x 16) and its k-step: double, m16n8k4 DMMA (2 cells);
-// float, 3xTF32 m16n8k8 (4 cells). fa / fb: this lane's first A / B fragment unit (row g, k t;
-// column g, k t), rs units per row.
+// A warp's accumulators for the V cells of its pack x (32 x 16) and its k-step: double, m16n8k4
+// DMMA (2 cells); float, 3xTF32 m16n8k8 (4 cells). fa / fb: this lane's first A / B fragment
+// pack (row g, k t; column g, k t), rs packs per row.
 template <class T>
-struct PackedTile;
-
-template <>
-struct PackedTile<double> {
-  double acc[2][2][2][4];  // cell, 16-row tile, 8-column tile, result
+struct PackedTile {
+  static constexpr int V = 16 / static_cast<int>(sizeof(T));
+  using Unit = Pack<T, V>;
+  T acc[V][2][2][4];  // cell, 16-row tile, 8-column tile, result
   __device__ __forceinline__ void zero() {
 #pragma unroll
-    for (int v = 0; v < 2; ++v)
+    for (int v = 0; v < V; ++v)
 #pragma unroll
       for (int i = 0; i < 2; ++i)
 #pragma unroll
         for (int j = 0; j < 2; ++j)
 #pragma unroll
-          for (int e = 0; e < 4; ++e) acc[v][i][j][e] = 0.0;
+          for (int e = 0; e < 4; ++e) acc[v][i][j][e] = T(0);
   }
   template <int KC, int rs, int run>
-  __device__ __forceinline__ void multiply(const double2* fa, const double2* fb) {
+  __device__ __forceinline__ void multiply(const Unit* fa, const Unit* fb) {
+    if constexpr (std::is_same_v<T, double>) {
 #pragma unroll
-    for (int kk = 0; kk < KC; kk += 4) {
-      double2 a[2][2], b[2];
+      for (int kk = 0; kk < KC; kk += 4) {
+        Unit a[2][2], b[2];  // a: rows g, g + 8 of each 16-row tile, k t; b: column g, k t
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) a[i][h] = fa[(16 * i + 8 * h) * rs + kk * run];
+          for (int h = 0; h < 2; ++h) a[i][h] = fa[(16 * i + 8 * h) * rs + kk * run];
 #pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = fb[8 * j * rs + kk * run];
+        for (int j = 0; j < 2; ++j) b[j] = fb[8 * j * rs + kk * run];
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+          for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+              T(&c)[4] = acc[v][i][j];
+              dmma16(c[0], c[1], c[2], c[3], a[i][0].x[v], a[i][1].x[v], b[j].x[v]);
+            }
+      }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < KC; kk += 8) {
+        Unit a[2][4], b[2][2];  // a: rows g, g + 8 x k t, t + 4 (fragment order); b: k t, t + 4
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const Unit* r = fa + 16 * i * rs + kk * run;
+          a[i][0] = r[0];
+          a[i][1] = r[8 * rs];
+          a[i][2] = r[4 * run];
+          a[i][3] = r[8 * rs + 4 * run];
+        }
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-          double(&c0)[4] = acc[0][i][j];
-          double(&c1)[4] = acc[1][i][j];
-          dmma16(c0[0], c0[1], c0[2], c0[3], a[i][0].x, a[i][1].x, b[j].x);
-          dmma16(c1[0], c1[1], c1[2], c1[3], a[i][0].y, a[i][1].y, b[j].y);
+          const Unit* r = fb + 8 * j * rs + kk * run;
+          b[j][0] = r[0];
+          b[j][1] = r[4 * run];
         }
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          std::uint32_t ab[2][4], as[2][4], bb[2][2], bs[2][2];
+#pragma unroll
+          for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) split_tf32(a[i][e].x[v], ab[i][e], as[i][e]);
+#pragma unroll
+          for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) split_tf32(b[j][e].x[v], bb[j][e], bs[j][e]);
+#pragma unroll
+          for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+              tf32mma(acc[v][i][j], as[i], bb[j]);
+              tf32mma(acc[v][i][j], ab[i], bs[j]);
+              tf32mma(acc[v][i][j], ab[i], bb[j]);
+            }
+        }
+      }
     }
   }
-  // Result (cell v, tile i, j, e): row 16 i + g + 8 (e / 2), column 8 j + 2 t + e % 2.
+  // Result (cell v, tile i, j, e): row 16 i + g + 8 (e / 2), column 8 j + 2 t + e % 2; the V cells
+  // of one (row, column) leave as one pack.
   template <class P>
-  __device__ __forceinline__ void write(double2* res, int row0, int col0, int pack, int lane) const {
+  __device__ __forceinline__ void write(Unit* res, int row0, int col0, int pack, int lane) const {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int i = 0; i < 2; ++i)
 #pragma unroll
       for (int j = 0; j < 2; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e)
-          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] =
-              make_double2(acc[0][i][j][e], acc[1][i][j][e]);
-  }
-};
-
-template <>
-struct PackedTile<float> {
-  float acc[4][2][2][4];
-  __device__ __forceinline__ void zero() {
+        for (int e = 0; e < 4; ++e) {
+          Unit u;
 #pragma unroll
-    for (int v = 0; v < 4; ++v)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[v][i][j][e] = 0.0f;
-  }
-  template <int KC, int rs, int run>
-  __device__ __forceinline__ void multiply(const float4* fa, const float4* fb) {
-#pragma unroll
-    for (int kk = 0; kk < KC; kk += 8) {
-      float4 a[2][4], b[2][2];  // a: rows g, g + 8 x k t, t + 4 (fragment order); b: k t, t + 4
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const float4* r = fa + 16 * i * rs + kk * run;
-        a[i][0] = r[0];
-        a[i][1] = r[8 * rs];
-        a[i][2] = r[4 * run];
-        a[i][3] = r[8 * rs + 4 * run];
-      }
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const float4* r = fb + 8 * j * rs + kk * run;
-        b[j][0] = r[0];
-        b[j][1] = r[4 * run];
-      }
-#pragma unroll
-      for (int v = 0; v < 4; ++v) {
-        auto pick = [v](const float4& x) { return v == 0 ? x.x : v == 1 ? x.y : v == 2 ? x.z : x.w; };
-        std::uint32_t ab[2][4], as[2][4], bb[2][2], bs[2][2];
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) split_tf32(pick(a[i][e]), ab[i][e], as[i][e]);
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) split_tf32(pick(b[j][e]), bb[j][e], bs[j][e]);
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-          for (int j = 0; j < 2; ++j) {
-            tf32mma(acc[v][i][j], as[i], bb[j]);
-            tf32mma(acc[v][i][j], ab[i], bs[j]);
-            tf32mma(acc[v][i][j], ab[i], bb[j]);
-          }
-      }
-    }
-  }
-  template <class P>
-  __device__ __forceinline__ void write(float4* res, int row0, int col0, int pack, int lane) const {
-    const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-      for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] =
-              make_float4(acc[0][i][j][e], acc[1][i][j][e], acc[2][i][j][e], acc[3][i][j][e]);
+          for (int v = 0; v < V; ++v) u.x[v] = acc[v][i][j][e];
+          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] = u;
+        }
   }
 };
 
@@ -718,7 +693,7 @@ template <class T, class P>
 __global__ void __launch_bounds__(P::threads, 1)
     contract_mma_packed_kernel(const ContractProblem<T> p, const int tiles_l, const int tiles_r, const int items,
                                const int out_vec) {
-  using Vec = std::conditional_t<std::is_same_v<T, double>, double2, float4>;
+  using Vec = Pack<T, P::V>;
   constexpr int V = P::V, G = P::G, run = P::run, KC = P::KC, NS = P::NS, rs = P::rs;
   static_assert(packed_layout_ok<P>(), "packed mma layouts would conflict");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -828,21 +803,19 @@ __global__ void __launch_bounds__(P::threads, 1)
       const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
       if (cc < p.C && l < p.L && r < p.R) {
         Vec v = res[P::res_unit(row, col, q)];
-        T* x = reinterpret_cast<T*>(&v);
         T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
         if (out_vec == V) {  // V cells per store
           if (p.sum_into) {
             const Vec w = *reinterpret_cast<const Vec*>(o);
-            const T* y = reinterpret_cast<const T*>(&w);
 #pragma unroll
-            for (int i = 0; i < V; ++i) x[i] += y[i];
+            for (int i = 0; i < V; ++i) v.x[i] += w.x[i];
           }
           *reinterpret_cast<Vec*>(o) = v;
         } else {
 #pragma unroll
           for (int i = 0; i < V; ++i) {
             T* oi = o + i * p.o_c;
-            *oi = p.sum_into ? *oi + x[i] : x[i];
+            *oi = p.sum_into ? *oi + v.x[i] : v.x[i];
           }
         }
       }
