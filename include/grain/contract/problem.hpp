@@ -57,6 +57,13 @@ inline int contract_kernel_contracted(ContractKernel k) { return static_cast<int
 
 namespace impl {
 
+// team-small-k's staged rows (ContractTeamSmallKRowsKernel): the longest row staged (bytes), and
+// the scratch a team may take (bytes: several teams per multiprocessor, so one team's copy
+// overlaps another's sums).
+inline constexpr index_type kStageRowsMaxRow = 4096;
+inline constexpr std::size_t kStageRowsScratch = 16384;
+inline constexpr int kStageRowsThreads = 128;
+
 template <class T>
 struct ContractProblem {
   ContractKernel kernel = ContractKernel::DataDataScalar;
@@ -116,11 +123,11 @@ struct ContractProblem {
 
   // Whether team-small-k may stage whole rows instead (LayoutRight Data kernels whose K is
   // unit-stride but not packable): one left row (L = 1), each operand's rows back to back (right:
-  // C x R rows of K, left: C rows of K), and a row of at most 512 bytes, where staging beat lanes
-  // over K on the H100 (session 7; 648 bytes and more lost).
+  // C x R rows of K, left: C rows of K), and a row of at most kStageRowsMaxRow bytes, so a team's
+  // scratch holds at least a row of each operand.
   GRAIN_INLINE_FUNCTION bool k_rows() const {
     return L == 1 && K > 1 && K1 == 1 && a_s0 == 1 && b_s0 == 1 && (R == 1 || b_r == K) && b_c == R * K &&
-           a_c == K && K * index_type(sizeof(T)) <= 512;
+           a_c == K && K * index_type(sizeof(T)) <= kStageRowsMaxRow;
   }
 
   // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the
@@ -180,6 +187,28 @@ struct ContractProblem {
 
 // ---- small building blocks shared by the algorithms --------------------------------------------
 
+
+// Cells that `rows` consecutive rows of R per cell can span, and the team's scratch bytes: the
+// right rows and those cells' left rows, each with room for its 16-byte skew.
+GRAIN_INLINE_FUNCTION index_type stage_rows_cells(index_type rows, index_type R) {
+  const index_type c = R == 1 ? rows : (rows + R - 2) / R + 1;
+  return c < rows ? c : rows;
+}
+template <class T>
+std::size_t stage_rows_bytes(index_type rows, index_type R, index_type K) {
+  auto run = [](index_type n) { return (static_cast<std::size_t>(n) * sizeof(T) + 16 + 15) / 16 * 16; };
+  return run(rows * K) + run(stage_rows_cells(rows, R) * K);
+}
+// A GPU team of staged rows: kStageRowsThreads threads as `rows` rows of `lanes` vector lanes,
+// rows the largest power of two whose scratch fits kStageRowsScratch (several teams per
+// multiprocessor, so one team's copy overlaps another's sums), lanes the rest of the threads (at
+// most a warp per row).
+template <class T>
+void stage_rows_shape(index_type K, index_type R, int& rows, int& lanes) {
+  rows = kStageRowsThreads;
+  while (rows > 1 && stage_rows_bytes<T>(rows, R, K) > kStageRowsScratch) rows /= 2;
+  lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
+}
 
 // team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
 // covers them, at most a warp (its launch, and Auto's estimate of how busy those lanes are).

@@ -27,6 +27,7 @@
 
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/core/parallel.hpp"
+#include <cstdlib>  // XEXPERIMENT
 
 namespace grain::impl {
 
@@ -129,70 +130,95 @@ struct ContractTeamSmallKKernel {
   }
 };
 
-// Short odd rows (ContractProblem::k_rows: LayoutRight Data kernels, K unit-stride but not
-// 16-byte packable, rows back to back, at most 512 bytes): lanes over K would leave a warp's
-// lanes idle or its loads misaligned (DataDataScalar Q2, K = 27: every algorithm at 0.21-0.40 of
-// the floor, session 6). Each thread owns one output row (c, r) and a team consecutive rows, whose
-// elements are one contiguous run per operand: the team copies the run into scratch (16 bytes per
-// load where it is aligned), then each thread sums its own row from scratch (row stride K, or
-// K + 1 when K is even: odd, so the threads' reads fall in distinct banks). DataData stages the
-// left rows the same way; DataField threads read their cell's left row directly (the R threads
-// of a cell share it).
+// One contiguous run of global memory bound for team scratch, element e landing at
+// dst[skew + e], skew being src's element offset within its 16-byte block: the run's aligned
+// 16-byte packs then land on aligned packs of dst. `head` elements precede the first whole pack,
+// `packs` packs follow, and the elements from `tail` to n come after them. dst holds n + V - 1.
+template <class T>
+struct StagedRun {
+  static constexpr int V = 16 / sizeof(T);
+  T* dst;
+  const T* src;
+  index_type n, head, packs, tail;
+  int skew;
+  GRAIN_INLINE_FUNCTION StagedRun(T* d, const T* s, index_type count) : dst(d), src(s), n(count) {
+    skew = static_cast<int>((reinterpret_cast<std::uintptr_t>(s) / sizeof(T)) % V);
+    head = (V - skew) % V;
+    if (head > n) head = n;
+    packs = (n - head) / V;
+    tail = head + packs * V;
+  }
+  GRAIN_INLINE_FUNCTION index_type singles() const { return head + (n - tail); }
+  // The i-th single element's offset in the run.
+  GRAIN_INLINE_FUNCTION index_type single_at(index_type i) const { return i < head ? i : tail + (i - head); }
+  GRAIN_INLINE_FUNCTION const ElementPack<T, V>* src_packs() const {
+    return reinterpret_cast<const ElementPack<T, V>*>(src + head);
+  }
+  GRAIN_INLINE_FUNCTION ElementPack<T, V>* dst_packs() const {
+    return reinterpret_cast<ElementPack<T, V>*>(dst + skew + head);
+  }
+};
+
+// Copies two runs into team scratch at once: the packs of both as asynchronous team copies
+// (team_copy_async: on the GPU, cp.async, so every pack of the team's tile is in flight at once
+// without costing registers; session 9 measured register-staged copies that either kept few
+// loads in flight or took so many registers that few teams fit on a multiprocessor), then the
+// few single elements. The caller waits (team_copy_wait) and barriers.
+template <class Member, class T>
+GRAIN_INLINE_FUNCTION void stage_runs(const Member& m, const StagedRun<T>& r0, const StagedRun<T>& r1) {
+  m.team_copy_async(r0.dst_packs(), r0.src_packs(), r0.packs);
+  m.team_copy_async(r1.dst_packs(), r1.src_packs(), r1.packs);
+  const index_type n0 = r0.singles();
+  parallel_for(TeamVectorRange(m, n0 + r1.singles()), [&](index_type i) {
+    if (i < n0) {
+      const index_type e = r0.single_at(i);
+      r0.dst[r0.skew + e] = r0.src[e];
+    } else {
+      const index_type e = r1.single_at(i - n0);
+      r1.dst[r1.skew + e] = r1.src[e];
+    }
+  });
+}
+
+// Rows that are not 16-byte packable but lie back to back (ContractProblem::k_rows: LayoutRight
+// Data kernels, K unit-stride, odd or misaligned): lanes over K in global memory would leave a
+// warp's lanes idle or its loads misaligned (DataDataScalar Q2, K = 27: every algorithm at
+// 0.21-0.40 of the floor, session 6). A team takes `rows` consecutive output rows (c, r); their
+// elements of right are one contiguous run, and so are the left rows of the cells they span
+// (DataData: one per row; DataField: one per cell, shared by its R rows). The team copies both
+// runs into scratch with 16-byte loads (stage_runs), then G vector lanes sum each row from scratch
+// and reduce with shuffles. G and `rows` come from the row length (contract_team_small_k), so a
+// long row (K = 243 floats) gets several lanes instead of one thread, and a team's scratch stays
+// small enough for several teams per multiprocessor to overlap copies with sums.
 template <class T>
 struct ContractTeamSmallKRowsKernel {
   ContractProblem<T> p;
-  index_type rows;  // C * R; row i of b starts at b + i K, of a at a + (i / R) K
-  int ld;           // scratch row stride: K, or K + 1 when K is even
-  bool stage_a;     // DataData: every row has its own data row
+  index_type total;  // C * R rows; row i of right starts at b + i K, its left row at a + (i / R) K
+  int rows;          // rows per team
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    const int ts = m.team_size(), t = m.team_rank();
-    const index_type K = p.K;
-    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(ts) * ld);
-    T* sa = stage_a ? m.team_scratch(0).template get<T>(static_cast<std::size_t>(ts) * ld) : nullptr;
-    const index_type row0 = m.league_rank() * ts, mine = row0 + t;
-    const index_type n = (rows - row0 < ts ? rows - row0 : ts) * K;  // the team's elements of b
-    const T* b = p.b + row0 * K;
-    const T* a = stage_a ? p.a + row0 * K : p.a;
-    if (ld == K) {
-      // The team's rows are one contiguous run per operand, copied 16 bytes at a time where the
-      // run starts on a 16-byte boundary.
-      constexpr int V = 16 / sizeof(T);
-      index_type e0 = 0;
-      if (reinterpret_cast<std::uintptr_t>(b) % 16 == 0 && (!stage_a || reinterpret_cast<std::uintptr_t>(a) % 16 == 0)) {
-        using P = ElementPack<T, V>;
-        const index_type nv = n / V;
-        for (index_type e = t; e < nv; e += ts) {
-          reinterpret_cast<P*>(sb)[e] = reinterpret_cast<const P*>(b)[e];
-          if (stage_a) reinterpret_cast<P*>(sa)[e] = reinterpret_cast<const P*>(a)[e];
-        }
-        e0 = nv * V;
-      }
-      for (index_type e = e0 + t; e < n; e += ts) {
-        sb[e] = b[e];
-        if (stage_a) sa[e] = a[e];
-      }
-    } else {
-      for (index_type e = t; e < n; e += ts) {
-        const index_type i = e / K;
-        sb[e + i] = b[e];
-        if (stage_a) sa[e + i] = a[e];
-      }
-    }
+    const index_type K = p.K, R = p.R;
+    const index_type row0 = m.league_rank() * rows;
+    const index_type n = total - row0 < rows ? total - row0 : rows;
+    const index_type c0 = row0 / R, cells = (row0 + n - 1) / R - c0 + 1;
+    constexpr int V = 16 / sizeof(T);
+    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(rows * K + V));
+    T* sa = m.team_scratch(0).template get<T>(static_cast<std::size_t>(stage_rows_cells(rows, R) * K + V));
+    const StagedRun<T> rb(sb, p.b + row0 * K, n * K), ra(sa, p.a + c0 * K, cells * K);
+    stage_runs(m, rb, ra);
+    m.team_copy_wait();
     m.team_barrier();
-    if (mine < rows) {
-      const index_type c = mine / p.R, r = mine - c * p.R;
-      const T* xb = sb + t * ld;
-      const T* xa = stage_a ? sa + t * ld : p.a + c * K;
-      T s0 = T(0), s1 = T(0);
-      index_type k = 0;
-      for (; k + 2 <= K; k += 2) {
-        s0 += xa[k] * xb[k];
-        s1 += xa[k + 1] * xb[k + 1];
-      }
-      if (k < K) s0 += xa[k] * xb[k];
-      p.store(c, 0, r, s0 + s1);
-    }
+    const int skew_b = rb.skew, skew_a = ra.skew;
+    const ContractProblem<T>& q = p;
+    parallel_for(TeamThreadRange(m, n), [&](index_type i) {
+      const index_type row = row0 + i, c = row / R, r = row - c * R;
+      const T* xb = sb + skew_b + i * K;
+      const T* xa = sa + skew_a + (c - c0) * K;
+      T sum = T(0);
+      parallel_reduce(ThreadVectorRange(m, K), [&](index_type k, T& v) { v += xa[k] * xb[k]; }, sum);
+      single(PerThread(m), [&]() { q.store(c, 0, r, sum); });
+    });
+
   }
 };
 
@@ -265,18 +291,30 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   const index_type outputs = p.C * p.L * p.R;
   constexpr int V = 16 / sizeof(T);
   const bool pack = p.k_packed();
-  if (!pack && p.k_rows()) {
-    // Rows staged through scratch: a team of up to 128 rows, at most 32 KiB of scratch (the H100:
-    // 128 rows of 27 floats, 64 of 27 doubles, 32 of 81 floats).
-    const bool stage_a = p.R == 1;
-    const int ld = static_cast<int>(p.K % 2 ? p.K : p.K + 1);
-    const std::size_t per_row = static_cast<std::size_t>(ld) * sizeof(T) * (stage_a ? 2 : 1);
-    int team = is_host_execution_space_v<Exec> ? 1 : 128;
-    while (team > 32 && team * per_row > 32768) team /= 2;
-    const std::size_t one = (static_cast<std::size_t>(team) * ld * sizeof(T) + 15) / 16 * 16;
-    auto policy = contract_team_policy<Exec>((outputs + team - 1) / team, team);
-    policy.set_scratch_size(0, PerTeam((stage_a ? 2 : 1) * one));
-    parallel_for(policy, ContractTeamSmallKRowsKernel<T>{p, outputs, ld, stage_a});
+  const bool xforce = std::getenv("GRAIN_XROWS_FORCE") != nullptr;  // XEXPERIMENT
+  if ((!pack || xforce) && p.k_rows()) {
+    // Rows staged through scratch; the team's shape from stage_rows_shape (problem.hpp).
+    int rows = 1, lanes = 1;
+    if constexpr (!is_host_execution_space_v<Exec>) {
+      stage_rows_shape<T>(p.K, p.R, rows, lanes);
+      const char* xl = std::getenv("GRAIN_XROWS_LANES");  // XEXPERIMENT
+      const char* xt = std::getenv("GRAIN_XROWS_THREADS");  // XEXPERIMENT
+      const char* xs = std::getenv("GRAIN_XROWS_SCRATCH");  // XEXPERIMENT
+      if (xl || xt || xs) {  // XEXPERIMENT
+        const int tt = xt ? std::atoi(xt) : 128;  // XEXPERIMENT
+        const std::size_t cap = xs ? std::atoi(xs) : kStageRowsScratch;  // XEXPERIMENT
+        rows = tt;  // XEXPERIMENT
+        while (rows > 1 && stage_rows_bytes<T>(rows, p.R, p.K) > cap) rows /= 2;  // XEXPERIMENT
+        lanes = xl ? std::atoi(xl) : std::min(32, std::max(1, tt / rows));  // XEXPERIMENT
+        if (rows * lanes > tt) rows = std::max(1, tt / lanes);  // XEXPERIMENT
+      }  // XEXPERIMENT
+    } else {
+      rows = 8;  // a host team is one thread: 8 rows per scratch fill
+    }
+    auto policy = contract_team_policy<Exec>((outputs + rows - 1) / rows, rows, lanes);
+    policy.set_scratch_size(0, PerTeam(stage_rows_bytes<T>(rows, p.R, p.K)));
+    const ContractTeamSmallKRowsKernel<T> kernel{p, outputs, rows};
+    parallel_for(policy, kernel);
     return;
   }
   const index_type steps = pack ? p.K / V : p.K;

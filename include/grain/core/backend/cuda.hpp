@@ -260,6 +260,33 @@ class TeamMember<Cuda> {
   __device__ GRAIN_FORCEINLINE int team_size() const { return blockDim.y; }
   __device__ GRAIN_FORCEINLINE int vector_length() const { return blockDim.x; }
   __device__ GRAIN_FORCEINLINE void team_barrier() const { __syncthreads(); }
+  // Copies n elements of 4, 8 or 16 bytes from global memory into team scratch, the team's
+  // threads taking consecutive elements, without waiting for them: on compute capability 8.0 and
+  // later each is a cp.async, which moves global -> shared without a register, so a thread may
+  // have any number in flight (a load-then-store loop holds one per register it spends). The
+  // copies are complete for this thread after team_copy_wait(), and for the team after a
+  // team_barrier() that follows it. Both pointers aligned to the element size.
+  template <class E>
+  __device__ GRAIN_FORCEINLINE void team_copy_async(E* dst, const E* src, index_type n) const {
+    static_assert(sizeof(E) == 4 || sizeof(E) == 8 || sizeof(E) == 16, "team_copy_async: 4, 8 or 16-byte elements");
+    const int t = cuda_thread_id(), nt = cuda_block_threads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    for (index_type i = t; i < n; i += nt) {
+      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst + i));
+      if constexpr (sizeof(E) == 16)  // .cg: 16-byte copies may skip L1
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src + i) : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src + i), "n"(int(sizeof(E))) : "memory");
+    }
+#else
+    for (index_type i = t; i < n; i += nt) dst[i] = src[i];
+#endif
+  }
+  __device__ GRAIN_FORCEINLINE void team_copy_wait() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+  }
   __device__ GRAIN_FORCEINLINE bool is_team_leader() const { return threadIdx.x == 0 && threadIdx.y == 0; }
   __device__ GRAIN_FORCEINLINE bool is_vector_leader() const { return threadIdx.x == 0; }
   __device__ GRAIN_FORCEINLINE const ScratchAllocator& team_scratch(int level) const { return team_scratch_[level & 1]; }
