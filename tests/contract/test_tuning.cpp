@@ -471,43 +471,92 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
     EXPECT_EQ(p.k_packed(), K % static_cast<grain::index_type>(16 / sizeof(zero)) == 0) << "K = " << K;
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  // 16-byte lanes (K a multiple of 4 floats or 2 doubles): team-small-k from K = 128 (float: from
-  // K = 64 when the packs fill at least 3/4 of the lanes' slots).
+  // Rows back to back of at most 4 KiB with K > 16: team-small-k, staged or lanes (session 9).
   EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q3 float
   EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q4 float
   EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q3 float
-  EXPECT_EQ(df(16384, 64, 64, 0.0), ContractAlgorithm::Flat);          // DataFieldScalar Q3 double
+  EXPECT_EQ(df(16384, 64, 64, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldScalar Q3 double
   EXPECT_EQ(df(2485, 125, 216, 0.0), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q4 double
-  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::Flat);         // DataFieldTensor Q1 float: 18 packs / 32 lanes
-  EXPECT_EQ(df(200000, 8, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // 16 packs / 16 lanes (tune, run 17)
-  EXPECT_EQ(df(60000, 27, 64, 0.0f), ContractAlgorithm::TeamSmallK);
-  EXPECT_EQ(df(10922, 64, 192, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q3 float: 48 / 64
-  EXPECT_EQ(df(100000, 8, 80, 0.0f), ContractAlgorithm::Flat);         // 20 packs / 32 lanes
-  EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
-  EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
-  // One element per lane (odd K): flat for DataField except long K (double), or in float long K
-  // over at most 64 fields; DataData past K = 32.
-  EXPECT_EQ(df(10228, 27, 243, 0.0), ContractAlgorithm::Flat);         // DataFieldTensor Q2 double
-  EXPECT_EQ(df(20456, 27, 243, 0.0f), ContractAlgorithm::Flat);        // DataFieldTensor Q2 float
-  EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
-  EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::Flat);
-  EXPECT_EQ(df(1000, 27, 299, 0.0), ContractAlgorithm::TeamSmallK);
-  EXPECT_EQ(df(552336, 1, 243, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataTensor Q2 float
-  EXPECT_EQ(df(828504, 1, 81, 0.0, true), ContractAlgorithm::TeamSmallK);    // DataDataVector Q2 double
-  EXPECT_EQ(df(100000, 1, 15, 0.0f, true), ContractAlgorithm::Flat);         // short odd rows
-  // Short unpackable rows back to back (k_rows: at most 512 bytes), staged whole by
-  // team-small-k: DataData, and DataField in float (session 7).
+  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q1 float
+  EXPECT_EQ(df(699050, 8, 24, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldVector Q1 double
+  EXPECT_EQ(df(10228, 27, 243, 0.0), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q2 double
+  EXPECT_EQ(df(20456, 27, 243, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldTensor Q2 float
+  EXPECT_EQ(df(92056, 27, 27, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldScalar Q2 double
+  EXPECT_EQ(df(30685, 27, 81, 0.0), ContractAlgorithm::TeamSmallK);    // DataFieldVector Q2 double
+  EXPECT_EQ(df(184112, 27, 27, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldScalar Q2 float
   EXPECT_EQ(df(4971026, 1, 27, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataScalar Q2 float
   EXPECT_EQ(df(2485513, 1, 27, 0.0, true), ContractAlgorithm::TeamSmallK);   // DataDataScalar Q2 double
-  EXPECT_EQ(df(1657008, 1, 81, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q2 float
-  EXPECT_EQ(df(184112, 27, 27, 0.0f), ContractAlgorithm::TeamSmallK);        // DataFieldScalar Q2 float
-  EXPECT_EQ(df(61370, 27, 81, 0.0f), ContractAlgorithm::TeamSmallK);         // DataFieldVector Q2 float
-  EXPECT_EQ(df(92056, 27, 27, 0.0), ContractAlgorithm::Flat);                // DataFieldScalar Q2 double
-  EXPECT_EQ(df(30685, 27, 81, 0.0), ContractAlgorithm::Flat);                // DataFieldVector Q2 double
+  EXPECT_EQ(df(552336, 1, 243, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataTensor Q2 float
+  EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
+  EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::TeamSmallK);
+  // K <= 16: flat.
+  EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
+  EXPECT_EQ(df(100000, 1, 15, 0.0f, true), ContractAlgorithm::Flat);  // short odd rows
+  EXPECT_EQ(df(2097152, 8, 8, 0.0), ContractAlgorithm::Flat);         // DataFieldScalar Q1 double
+  // Rows longer than 4 KiB (DataFieldTensor Q4: 1944 points x components) keep session 6's rules:
+  // packed lanes from K = 128 in double, from K = 64 in float when 3/4 busy.
+  EXPECT_EQ(df(276, 125, 1944, 0.0), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(df(552, 125, 1944, 0.0f), ContractAlgorithm::TeamSmallK);
 }
 
-// Which rows team-small-k stages whole: one left row, back to back, odd or misaligned K of at
-// most 512 bytes, never a broadcast data row or a strided K.
+// Rows whose cells are not back to back (a gap after each cell) are not staged: session 6's rules
+// for packed lanes and one element per lane.
+TEST(ContractTuning, GpuModelForLayoutRightRowsWithGaps) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero, bool data_data = false) {
+    grain::impl::ContractProblem<decltype(zero)> p;
+    p.kernel = data_data ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+    p.C = C, p.L = 1, p.R = data_data ? 1 : R, p.x[2] = K;
+    p.ax[2] = p.bx[2] = 1;
+    p.a_c = K + 8, p.b_c = p.R * K + 8, p.b_r = data_data ? 0 : K, p.o_c = p.R, p.o_r = data_data ? 0 : 1;
+    p.canonicalize();
+    EXPECT_FALSE(p.k_rows());
+    return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
+  };
+  EXPECT_EQ(df(16384, 64, 64, 0.0), ContractAlgorithm::Flat);          // packed double below K = 128
+  EXPECT_EQ(df(2485, 125, 216, 0.0), ContractAlgorithm::TeamSmallK);   // packed double from K = 128
+  EXPECT_EQ(df(233016, 8, 72, 0.0f), ContractAlgorithm::Flat);         // 18 packs / 32 lanes
+  EXPECT_EQ(df(200000, 8, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // 16 packs / 16 lanes
+  EXPECT_EQ(df(100000, 8, 80, 0.0f), ContractAlgorithm::Flat);         // 20 packs / 32 lanes
+  EXPECT_EQ(df(10228, 27, 243, 0.0), ContractAlgorithm::Flat);         // odd K, double, K <= 256
+  EXPECT_EQ(df(1000, 27, 299, 0.0), ContractAlgorithm::TeamSmallK);    // odd K, double, K > 256
+  EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);   // odd K, float, R <= 64
+  EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::Flat);
+  EXPECT_EQ(df(552336, 1, 243, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataData past K = 32
+  EXPECT_EQ(df(100000, 1, 27, 0.0f, true), ContractAlgorithm::Flat);
+}
+
+// Where team-small-k stages rows rather than run its packed lanes (ContractProblem::stage_rows):
+// every unpackable row; packable rows unless the lanes are 3/4 busy on rows from K = 64
+// (DataData) or K = 512 (DataField).
+TEST(ContractTuning, StagedRowsOrPackedLanes) {
+  auto prob = [](grain::index_type R, grain::index_type K, auto zero) {
+    grain::impl::ContractProblem<decltype(zero)> p;
+    p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+    p.C = 100, p.L = 1, p.R = R, p.x[2] = K;
+    p.ax[2] = p.bx[2] = 1;
+    p.a_c = K, p.b_c = R * K, p.b_r = R == 1 ? 0 : K, p.o_c = R, p.o_r = R == 1 ? 0 : 1;
+    p.canonicalize();
+    return p;
+  };
+  EXPECT_TRUE(prob(1, 27, 0.0f).stage_rows());     // odd K
+  EXPECT_TRUE(prob(27, 243, 0.0).stage_rows());
+  EXPECT_TRUE(prob(1, 72, 0.0f).stage_rows());     // 18 packs on 32 lanes
+  EXPECT_TRUE(prob(1, 24, 0.0).stage_rows());      // DataData below K = 64
+  EXPECT_FALSE(prob(1, 64, 0.0f).stage_rows());    // DataData, 16 packs on 16 lanes
+  EXPECT_FALSE(prob(1, 192, 0.0f).stage_rows());   // 48 packs on 64 slots
+  EXPECT_TRUE(prob(64, 64, 0.0f).stage_rows());    // DataField below K = 512
+  EXPECT_TRUE(prob(64, 192, 0.0).stage_rows());
+  EXPECT_FALSE(prob(64, 576, 0.0f).stage_rows());  // 144 packs on 160 slots
+  EXPECT_FALSE(prob(125, 648, 0.0f).stage_rows());
+  EXPECT_FALSE(prob(8, 1025, 0.0f).stage_rows());  // over 4 KiB: not k_rows
+}
+
+// Which rows team-small-k may stage: one left row, back to back, at most 4 KiB, never a
+// broadcast data row or a strided K.
 TEST(ContractTuning, StagedRowsApplyToShortContiguousRows) {
   auto prob = [](grain::index_type R, grain::index_type K, auto zero) {
     grain::impl::ContractProblem<decltype(zero)> p;
@@ -519,10 +568,10 @@ TEST(ContractTuning, StagedRowsApplyToShortContiguousRows) {
     return p;
   };
   EXPECT_TRUE(prob(1, 27, 0.0f).k_rows());
-  EXPECT_TRUE(prob(27, 128, 0.0f).k_rows());   // 512 bytes
-  EXPECT_FALSE(prob(27, 129, 0.0f).k_rows());  // 516 bytes
-  EXPECT_TRUE(prob(8, 64, 0.0).k_rows());
-  EXPECT_FALSE(prob(8, 81, 0.0).k_rows());
+  EXPECT_TRUE(prob(27, 1024, 0.0f).k_rows());   // 4096 bytes
+  EXPECT_FALSE(prob(27, 1025, 0.0f).k_rows());  // 4100 bytes
+  EXPECT_TRUE(prob(8, 512, 0.0).k_rows());
+  EXPECT_FALSE(prob(8, 513, 0.0).k_rows());
   EXPECT_FALSE(prob(8, 1, 0.0).k_rows());      // nothing to stage
   auto broadcast = prob(8, 27, 0.0f);
   broadcast.a_c = 0;                           // one data row for every cell

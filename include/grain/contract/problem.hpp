@@ -61,8 +61,16 @@ namespace impl {
 // the scratch a team may take (bytes: several teams per multiprocessor, so one team's copy
 // overlaps another's sums).
 inline constexpr index_type kStageRowsMaxRow = 4096;
-inline constexpr std::size_t kStageRowsScratch = 16384;
+inline constexpr std::size_t kStageRowsScratch = 32768;
 inline constexpr int kStageRowsThreads = 128;
+
+// team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
+// covers them, at most a warp (its launch, and Auto's estimate of how busy those lanes are).
+inline index_type small_k_lanes(index_type steps) {
+  index_type lanes = 1;
+  while (lanes < steps && lanes < 32) lanes *= 2;
+  return lanes;
+}
 
 template <class T>
 struct ContractProblem {
@@ -128,6 +136,22 @@ struct ContractProblem {
   GRAIN_INLINE_FUNCTION bool k_rows() const {
     return L == 1 && K > 1 && K1 == 1 && a_s0 == 1 && b_s0 == 1 && (R == 1 || b_r == K) && b_c == R * K &&
            a_c == K && K * index_type(sizeof(T)) <= kStageRowsMaxRow;
+  }
+
+  // Whether team-small-k stages rows (k_rows) rather than run lanes over them: always where the
+  // rows are not 16-byte packable; where they are, unless the packed lanes are mostly busy
+  // (packs / (lanes x rounds) >= 3/4) on rows long enough for lanes to win: DataData from K = 64,
+  // DataField from K = 512. H100, session 9 (docs/variants-s9/run6): staged rows 0.87-0.94 of
+  // the floor at K = 24-72 and DataField K = 64-192 (lanes 0.38-0.87); lanes ahead on DataData
+  // K = 64-576 (0.92-1.02 against 0.88-1.02) and DataField K = 576 in float (0.94 against 0.90).
+  bool stage_rows() const {
+    if (!k_rows()) return false;
+    if (!k_packed()) return true;
+    constexpr index_type V = 16 / sizeof(T);
+    const index_type packs = K / V, lanes = small_k_lanes(packs);
+    const index_type slots = (packs + lanes - 1) / lanes * lanes;
+    const bool busy = 4 * packs >= 3 * slots;
+    return !(busy && K >= (R == 1 ? 64 : 512));
   }
 
   // Builds the canonical two-level K from the logical indices: drop extent-1 indices, order the
@@ -210,13 +234,6 @@ void stage_rows_shape(index_type K, index_type R, int& rows, int& lanes) {
   lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
 }
 
-// team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
-// covers them, at most a warp (its launch, and Auto's estimate of how busy those lanes are).
-inline index_type small_k_lanes(index_type steps) {
-  index_type lanes = 1;
-  while (lanes < steps && lanes < 32) lanes *= 2;
-  return lanes;
-}
 
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided

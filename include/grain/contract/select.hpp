@@ -31,10 +31,11 @@
 //       data row shared in L1 across fields; in float under 2^18 outputs, 8 partial sums).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
 //       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
-//   GPU, LayoutRight: with 16-byte packable rows (k_packed) team-small-k's packed lanes for
-//       DataData from K = 16 and DataField from K = 128 (double) or 64 (float, lanes 3/4 busy);
-//       short unpackable rows back to back (k_rows, K > 16): team-small-k's staged rows for
-//       DataData and float DataField; otherwise DataData flat when K <= 32, else team-small-k;
+//   GPU, LayoutRight: rows back to back of at most 4 KiB (k_rows) with K > 16: team-small-k
+//       (rows staged through scratch by cp.async, or its packed lanes where they are busy and
+//       the rows long: ContractProblem::stage_rows); else with 16-byte packable rows (k_packed)
+//       team-small-k's packed lanes for DataData from K = 16 and DataField from K = 128 (double)
+//       or 64 (float, lanes 3/4 busy); otherwise DataData flat when K <= 32, else team-small-k;
 //       DataField flat, except team-small-k in float for K >= 512 with R <= 64, in double K > 256.
 #pragma once
 
@@ -161,7 +162,14 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       return ContractAlgorithm::TeamSmallK;
     return ContractAlgorithm::Flat;
   }
-  // LayoutRight. Where K is unit-stride with aligned rows (k_packed), team-small-k's lanes
+  // LayoutRight. Rows back to back of at most 4 KiB (k_rows) with K > 16: team-small-k, which
+  // stages them through scratch with cp.async (or runs its packed lanes where those are busy:
+  // ContractProblem::stage_rows). H100, session 9 (docs/variants-s9/run6): staged rows reached
+  // 0.86-0.94 of the floor on every DataData and DataField case with K = 27-243 (flat 0.13-0.74,
+  // the session-7 staging 0.56-0.95) and 0.87-0.91 at K = 24-72 where packed lanes idled
+  // (0.38-0.77); flat stays ahead only on K <= 16.
+  if (p.k_rows() && p.K > 16) return ContractAlgorithm::TeamSmallK;
+  // Where K is unit-stride with aligned rows (k_packed), team-small-k's lanes
   // read 16 bytes each, and a warp's loads of neighbouring rows are one run (H100, session 6,
   // docs/variants-s6/run9-data-right.json): it reached 0.92-1.02 of the floor on every DataData
   // case with K >= 64 (flat: 0.13-0.52) and 0.78-0.90 at K = 24, and on DataField it was ahead of
@@ -178,13 +186,6 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     const index_type slots = (packs + lanes - 1) / lanes * lanes;
     return p.K >= 64 && 4 * packs >= 3 * slots ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
   }
-  // Short rows that are not packable (odd K) but lie back to back (k_rows): team-small-k stages
-  // them whole, a thread per row. H100, session 7 (docs/variants-s7/run13-rows1.json): DataData
-  // 0.96 / 0.82 of the floor at K = 27 (float / double; flat 0.22 / 0.40) and 0.64 at K = 81 in
-  // float (lanes 0.43); DataField in float 0.88 at K = 27 and 0.58 at K = 81 (flat 0.73, 0.49).
-  // DataField in double was even with flat at K = 27 and stays flat. Below K = 17: not measured,
-  // flat as before.
-  if (p.k_rows() && p.K > 16 && (family == 0 || sizeof(T) == 4)) return ContractAlgorithm::TeamSmallK;
   // Otherwise (odd K, misaligned rows) lanes read one element each. Short K: flat (a thread's row
   // is a few sectors); long K: lanes over K, except DataField in float, where flat's reuse of the
   // data row still wins unless K is long and the cell has at most 64 fields: DataFieldTensor Q3

@@ -27,7 +27,6 @@
 
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/core/parallel.hpp"
-#include <cstdlib>  // XEXPERIMENT
 
 namespace grain::impl {
 
@@ -214,8 +213,20 @@ struct ContractTeamSmallKRowsKernel {
       const index_type row = row0 + i, c = row / R, r = row - c * R;
       const T* xb = sb + skew_b + i * K;
       const T* xa = sa + skew_a + (c - c0) * K;
+      // The G lanes of a row read neighbouring elements. With K even, rows start in few banks
+      // (K = 64 floats: all in one, 16-way conflicts at G = 2: DataFieldScalar Q3 float at 0.58
+      // of the floor, session 9), so a row's lanes start `rot` elements into it (and wrap),
+      // chosen so that the warp's rows start G banks apart. Odd K already spreads the rows, and
+      // there rotating would only scatter the DataField rows of one cell, which read the same
+      // left row (one broadcast unrotated): DataFieldTensor Q2 float 0.86 -> 0.69 when rotated.
+      const index_type G = m.vector_length();
+      index_type rot = K % 2 ? 0 : ((i * (G - K)) % 32 + 32) % 32;
+      if (rot >= K) rot %= K;
       T sum = T(0);
-      parallel_reduce(ThreadVectorRange(m, K), [&](index_type k, T& v) { v += xa[k] * xb[k]; }, sum);
+      parallel_reduce(ThreadVectorRange(m, K), [&](index_type t, T& v) {
+        const index_type k = t + rot < K ? t + rot : t + rot - K;
+        v += xa[k] * xb[k];
+      }, sum);
       single(PerThread(m), [&]() { q.store(c, 0, r, sum); });
     });
 
@@ -291,26 +302,11 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   const index_type outputs = p.C * p.L * p.R;
   constexpr int V = 16 / sizeof(T);
   const bool pack = p.k_packed();
-  const bool xforce = std::getenv("GRAIN_XROWS_FORCE") != nullptr;  // XEXPERIMENT
-  if ((!pack || xforce) && p.k_rows()) {
-    // Rows staged through scratch; the team's shape from stage_rows_shape (problem.hpp).
-    int rows = 1, lanes = 1;
-    if constexpr (!is_host_execution_space_v<Exec>) {
-      stage_rows_shape<T>(p.K, p.R, rows, lanes);
-      const char* xl = std::getenv("GRAIN_XROWS_LANES");  // XEXPERIMENT
-      const char* xt = std::getenv("GRAIN_XROWS_THREADS");  // XEXPERIMENT
-      const char* xs = std::getenv("GRAIN_XROWS_SCRATCH");  // XEXPERIMENT
-      if (xl || xt || xs) {  // XEXPERIMENT
-        const int tt = xt ? std::atoi(xt) : 128;  // XEXPERIMENT
-        const std::size_t cap = xs ? std::atoi(xs) : kStageRowsScratch;  // XEXPERIMENT
-        rows = tt;  // XEXPERIMENT
-        while (rows > 1 && stage_rows_bytes<T>(rows, p.R, p.K) > cap) rows /= 2;  // XEXPERIMENT
-        lanes = xl ? std::atoi(xl) : std::min(32, std::max(1, tt / rows));  // XEXPERIMENT
-        if (rows * lanes > tt) rows = std::max(1, tt / lanes);  // XEXPERIMENT
-      }  // XEXPERIMENT
-    } else {
-      rows = 8;  // a host team is one thread: 8 rows per scratch fill
-    }
+  if (p.stage_rows()) {
+    // Rows staged through scratch; the team's shape from stage_rows_shape (problem.hpp); a host
+    // team is one thread, which fills its scratch with 8 rows at a time.
+    int rows = 8, lanes = 1;
+    if constexpr (!is_host_execution_space_v<Exec>) stage_rows_shape<T>(p.K, p.R, rows, lanes);
     auto policy = contract_team_policy<Exec>((outputs + rows - 1) / rows, rows, lanes);
     policy.set_scratch_size(0, PerTeam(stage_rows_bytes<T>(rows, p.R, p.K)));
     const ContractTeamSmallKRowsKernel<T> kernel{p, outputs, rows};
