@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 9, run 1: team-small-k's staged rows with G lanes per row (any row up to 4 KiB) on the
+# Session 9, runs 1 and 4 (run 1 on a build whose kernel called a host function and stored nothing;
+# run 4 after the fix): team-small-k staged rows with G lanes per row (any row up to 4 KiB) on the
 # LayoutRight Data kernels. Variants through the temporary XEXPERIMENT environment knobs:
 # lanes per row, scratch per team, and staging forced where rows are 16-byte packable.
 set -u
