@@ -500,6 +500,33 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EXPECT_EQ(df(552, 125, 1944, 0.0f), ContractAlgorithm::TeamSmallK);
 }
 
+// The GPU model for small LayoutRight FieldField cells: team-small-k's staged cells where the
+// cells lie back to back (k_cells, session 9), flat otherwise; cuBLAS from 16 x 16.
+TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  auto ff = [](grain::index_type C, grain::index_type F, grain::index_type K, auto zero, grain::index_type gap = 0) {
+    grain::impl::ContractProblem<decltype(zero)> p;  // left(c, l, k), right(c, r, k), out(c, l, r)
+    p.kernel = ContractKernel::FieldFieldScalar;
+    p.C = C, p.L = F, p.R = F, p.x[2] = K;
+    p.ax[2] = p.bx[2] = 1;
+    p.a_l = p.b_r = K, p.a_c = p.b_c = F * K + gap;
+    p.o_c = F * F, p.o_l = F, p.o_r = 1;
+    p.canonicalize();
+    return p;
+  };
+  using grain::impl::contract_auto_algorithm;
+  EXPECT_TRUE(ff(2097152, 8, 8, 0.0f).k_cells());
+  EXPECT_EQ(contract_auto_algorithm(ff(2097152, 8, 8, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);  // Q1 float
+  EXPECT_EQ(contract_auto_algorithm(ff(116508, 8, 72, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);   // Tensor Q1 double
+  EXPECT_FALSE(ff(1000, 8, 8, 0.0f, 4).k_cells());                                  // cells not back to back
+  EXPECT_EQ(contract_auto_algorithm(ff(1000, 8, 8, 0.0f, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
+  EXPECT_FALSE(ff(1000, 17, 8, 0.0f).k_cells());                                    // 289 outputs per cell
+  EXPECT_FALSE(ff(1000, 8, 1024, 0.0).k_cells());                                   // 128 KiB per cell
+  EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
+}
+
 // Rows whose cells are not back to back (a gap after each cell) are not staged: session 6's rules
 // for packed lanes and one element per lane.
 TEST(ContractTuning, GpuModelForLayoutRightRowsWithGaps) {

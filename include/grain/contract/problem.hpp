@@ -138,6 +138,15 @@ struct ContractProblem {
            a_c == K && K * index_type(sizeof(T)) <= kStageRowsMaxRow;
   }
 
+  // Whether team-small-k stages whole cells instead (small FieldField cells in LayoutRight): K
+  // unit-stride, each cell's left (L x K) and right (R x K) blocks contiguous and the cells back
+  // to back, at most 256 outputs per cell, and one cell's blocks within the team's scratch.
+  GRAIN_INLINE_FUNCTION bool k_cells() const {
+    return L > 1 && R > 1 && L * R <= 256 && K > 1 && K1 == 1 && a_s0 == 1 && b_s0 == 1 && a_l == K &&
+           b_r == K && a_c == L * K && b_c == R * K &&
+           (L + R) * K * index_type(sizeof(T)) + 32 <= index_type(kStageRowsScratch);
+  }
+
   // Whether team-small-k stages rows (k_rows) rather than run lanes over them: always where the
   // rows are not 16-byte packable; where they are, unless the packed lanes are mostly busy
   // (packs / (lanes x rounds) >= 3/4) on rows long enough for lanes to win: DataData from K = 64,
@@ -234,6 +243,24 @@ void stage_rows_shape(index_type K, index_type R, int& rows, int& lanes) {
   lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
 }
 
+// Staged cells (ContractTeamSmallKCellBlocksKernel): a team's scratch bytes for `cells` cells,
+// and its shape: the largest power of two of cells within kStageRowsScratch, kStageRowsThreads
+// threads as rows (one output each per pass) of `lanes` lanes, lanes only where a team has fewer
+// outputs than threads.
+template <class T>
+std::size_t stage_cells_bytes(index_type cells, index_type L, index_type R, index_type K) {
+  auto run = [](index_type n) { return (static_cast<std::size_t>(n) * sizeof(T) + 16 + 15) / 16 * 16; };
+  return run(cells * L * K) + run(cells * R * K);
+}
+template <class T>
+void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int& rows, int& lanes) {
+  cells = 1;
+  while (cells < 1024 && stage_cells_bytes<T>(2 * cells, L, R, K) <= kStageRowsScratch) cells *= 2;
+  const index_type outputs = static_cast<index_type>(cells) * L * R;
+  rows = outputs < kStageRowsThreads ? static_cast<int>(outputs) : kStageRowsThreads;
+  lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
+  while (lanes & (lanes - 1)) lanes &= lanes - 1;  // a power of two
+}
 
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided

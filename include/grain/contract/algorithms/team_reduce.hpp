@@ -11,9 +11,10 @@
 //               shuffles. The study used atomics into a zeroed output; vector lanes need neither,
 //               are deterministic and honour sum_into. Where K is unit-stride and rows are
 //               16-byte aligned (LayoutRight, ContractProblem::k_packed) a lane reads 16 bytes
-//               per step and G covers K / 4 (float) or K / 2 (double). Short rows that are not
-//               packable (odd K, ContractProblem::k_rows) are staged whole instead: a thread per
-//               output row, the team's rows copied into scratch as one contiguous run.
+//               per step and G covers K / 4 (float) or K / 2 (double). LayoutRight rows that
+//               lie back to back (ContractProblem::k_rows, stage_rows) are staged instead: the
+//               team's rows copied into scratch by team_copy_async (cp.async), G lanes per row;
+//               small FieldField cells back to back (k_cells) likewise, whole cells at a time.
 //               With cells as the unit-stride index (LayoutLeft) lanes on K would read one
 //               element per sector, so there the split moves up a level: a team takes 32
 //               consecutive cells of one (l, r) and S = 8 slices of K; thread (cell, slice) sums
@@ -233,6 +234,76 @@ struct ContractTeamSmallKRowsKernel {
   }
 };
 
+// Small FieldField cells whose blocks lie back to back (ContractProblem::k_cells: LayoutRight,
+// L x K left and R x K right rows contiguous per cell, cells contiguous): a team takes `cells`
+// whole cells, copies their left and right blocks into scratch as two contiguous runs
+// (stage_runs), and computes their L x R outputs from scratch, r fastest, G lanes per output.
+// `flat` reads each cell's rows once per output row from global memory (FieldField Q1 in
+// LayoutRight: 0.45-0.73 of the floor, session 8).
+template <class T>
+struct ContractTeamSmallKCellBlocksKernel {
+  ContractProblem<T> p;
+  int cells;  // per team
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type K = p.K, L = p.L, R = p.R, LR = L * R;
+    const index_type c0 = m.league_rank() * cells;
+    const index_type nc = p.C - c0 < cells ? p.C - c0 : cells;
+    constexpr int V = 16 / sizeof(T);
+    T* sa = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * L * K + V));
+    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * R * K + V));
+    const StagedRun<T> ra(sa, p.a + c0 * L * K, nc * L * K), rb(sb, p.b + c0 * R * K, nc * R * K);
+    stage_runs(m, rb, ra);
+    m.team_copy_wait();
+    m.team_barrier();
+    const T* xa0 = sa + ra.skew;
+    const T* xb0 = sb + rb.skew;
+    // Rows that start on 16 bytes in scratch (K a multiple of V, both runs unskewed) are read V
+    // elements per shared load; 32-bit output arithmetic (a team holds at most 1024 x 256).
+    const bool packed = K % V == 0 && ra.skew == 0 && rb.skew == 0;
+    const int Ki = static_cast<int>(K), Li = static_cast<int>(L), Ri = static_cast<int>(R);
+    const int LRi = static_cast<int>(LR);
+    const ContractProblem<T>& q = p;
+    // Eight neighbouring outputs (r = 0..7 of one l) read eight right rows at once. When a row
+    // is a multiple of 4 packs those start in at most two of the eight 16-byte bank groups, so
+    // each row's reads start r packs in (and wrap), which spreads them over all eight (double
+    // FieldFieldVector/Tensor Q1: 0.65 / 0.58 -> 0.87 of the floor, session 9, run 11); with
+    // 2 or 6 packs (float K = 8, 24) rotating gained nothing and its arithmetic cost 10-17%.
+    const int np = Ki / V;
+    const bool rotate = packed && np % 4 == 0;
+    // The team's threads take outputs team_size apart; (c, l, r) advance by that stride with
+    // carries instead of two divisions per output (a few FMAs per output at K = 8).
+    const int n = static_cast<int>(nc * LR), step = m.team_size();
+    const int sc = step / LRi, sl = (step - sc * LRi) / Ri, sr = step - sc * LRi - sl * Ri;
+    int o = m.team_rank(), c = o / LRi, l = (o - c * LRi) / Ri, r = o - c * LRi - l * Ri;
+    for (; o < n; o += step) {
+      const T* xa = xa0 + (c * Li + l) * Ki;
+      const T* xb = xb0 + (c * Ri + r) * Ki;
+      T sum = T(0);
+      if (packed) {
+        const auto* pa = reinterpret_cast<const ElementPack<T, V>*>(xa);
+        const auto* pb = reinterpret_cast<const ElementPack<T, V>*>(xb);
+        const int rot = rotate ? r % np : 0;
+        parallel_reduce(ThreadVectorRange(m, K / V), [&](index_type i, T& v) {
+          const int kv = static_cast<int>(i) + rot < np ? static_cast<int>(i) + rot : static_cast<int>(i) + rot - np;
+          const ElementPack<T, V> x = pa[kv], y = pb[kv];
+          T d = x.v[0] * y.v[0];
+          for (int j = 1; j < V; ++j) d += x.v[j] * y.v[j];
+          v += d;
+        }, sum);
+      } else {
+        parallel_reduce(ThreadVectorRange(m, K), [&](index_type k, T& v) { v += xa[k] * xb[k]; }, sum);
+      }
+      single(PerThread(m), [&]() { q.store(c0 + c, l, r, sum); });
+      r += sr;
+      if (r >= Ri) r -= Ri, ++l;
+      l += sl;
+      if (l >= Li) l -= Li, ++c;
+      c += sc;
+    }
+  }
+};
+
 template <class T>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
@@ -302,6 +373,16 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   const index_type outputs = p.C * p.L * p.R;
   constexpr int V = 16 / sizeof(T);
   const bool pack = p.k_packed();
+  if (p.k_cells()) {
+    // Whole small cells staged through scratch (stage_cells_shape, problem.hpp); a host team is
+    // one thread, which fills its scratch with one cell at a time.
+    int cells = 1, rows = 1, lanes = 1;
+    if constexpr (!is_host_execution_space_v<Exec>) stage_cells_shape<T>(p.K, p.L, p.R, cells, rows, lanes);
+    auto policy = contract_team_policy<Exec>((p.C + cells - 1) / cells, rows, lanes);
+    policy.set_scratch_size(0, PerTeam(stage_cells_bytes<T>(cells, p.L, p.R, p.K)));
+    parallel_for(policy, ContractTeamSmallKCellBlocksKernel<T>{p, cells});
+    return;
+  }
   if (p.stage_rows()) {
     // Rows staged through scratch; the team's shape from stage_rows_shape (problem.hpp); a host
     // team is one thread, which fills its scratch with 8 rows at a time.
