@@ -455,6 +455,21 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(1657, 125, 648, false), ContractAlgorithm::Flat);       // DataFieldVector Q4 float
 }
 
+// A LayoutRight Data problem: data(c, k), fields(c, r, k) (DataField) or right(c, k) (DataData,
+// R = 1), out(c, r); each cell's rows followed by `gap` unused elements (0: back to back). No
+// data is attached (null pointers count as 16-byte aligned), so k_packed() follows K.
+template <class T>
+grain::impl::ContractProblem<T> data_rows_problem(grain::index_type C, grain::index_type R, grain::index_type K,
+                                                  grain::index_type gap = 0) {
+  grain::impl::ContractProblem<T> p;
+  p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+  p.C = C, p.L = 1, p.R = R, p.x[2] = K;
+  p.ax[2] = p.bx[2] = 1;
+  p.a_c = K + gap, p.b_c = R * K + gap, p.b_r = R == 1 ? 0 : K, p.o_c = R, p.o_r = R == 1 ? 0 : 1;
+  p.canonicalize();
+  return p;
+}
+
 // The GPU model for LayoutRight Data kernels (no tuning file), from the H100 suite (sessions 4
 // and 6). The problems have no data (null pointers count as aligned), so k_packed() follows K.
 TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
@@ -462,12 +477,7 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
   grain::impl::contract_tuning_reset("test-device");
   auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero, bool data_data = false) {
-    grain::impl::ContractProblem<decltype(zero)> p;  // data(c, k), field(c, r, k), out(c, r)
-    p.kernel = data_data ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
-    p.C = C, p.L = 1, p.R = data_data ? 1 : R, p.x[2] = K;
-    p.ax[2] = p.bx[2] = 1;
-    p.a_c = K, p.b_c = p.R * K, p.b_r = data_data ? 0 : K, p.o_c = p.R, p.o_r = data_data ? 0 : 1;
-    p.canonicalize();
+    const auto p = data_rows_problem<decltype(zero)>(C, data_data ? 1 : R, K);
     EXPECT_EQ(p.k_packed(), K % static_cast<grain::index_type>(16 / sizeof(zero)) == 0) << "K = " << K;
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
@@ -534,12 +544,7 @@ TEST(ContractTuning, GpuModelForLayoutRightRowsWithGaps) {
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
   grain::impl::contract_tuning_reset("test-device");
   auto df = [](grain::index_type C, grain::index_type R, grain::index_type K, auto zero, bool data_data = false) {
-    grain::impl::ContractProblem<decltype(zero)> p;
-    p.kernel = data_data ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
-    p.C = C, p.L = 1, p.R = data_data ? 1 : R, p.x[2] = K;
-    p.ax[2] = p.bx[2] = 1;
-    p.a_c = K + 8, p.b_c = p.R * K + 8, p.b_r = data_data ? 0 : K, p.o_c = p.R, p.o_r = data_data ? 0 : 1;
-    p.canonicalize();
+    const auto p = data_rows_problem<decltype(zero)>(C, data_data ? 1 : R, K, 8);
     EXPECT_FALSE(p.k_rows());
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
@@ -561,13 +566,7 @@ TEST(ContractTuning, GpuModelForLayoutRightRowsWithGaps) {
 // (DataData) or K = 512 (DataField).
 TEST(ContractTuning, StagedRowsOrPackedLanes) {
   auto prob = [](grain::index_type R, grain::index_type K, auto zero) {
-    grain::impl::ContractProblem<decltype(zero)> p;
-    p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
-    p.C = 100, p.L = 1, p.R = R, p.x[2] = K;
-    p.ax[2] = p.bx[2] = 1;
-    p.a_c = K, p.b_c = R * K, p.b_r = R == 1 ? 0 : K, p.o_c = R, p.o_r = R == 1 ? 0 : 1;
-    p.canonicalize();
-    return p;
+    return data_rows_problem<decltype(zero)>(100, R, K);
   };
   EXPECT_TRUE(prob(1, 27, 0.0f).stage_rows());     // odd K
   EXPECT_TRUE(prob(27, 243, 0.0).stage_rows());
@@ -586,13 +585,7 @@ TEST(ContractTuning, StagedRowsOrPackedLanes) {
 // broadcast data row or a strided K.
 TEST(ContractTuning, StagedRowsApplyToShortContiguousRows) {
   auto prob = [](grain::index_type R, grain::index_type K, auto zero) {
-    grain::impl::ContractProblem<decltype(zero)> p;
-    p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
-    p.C = 100, p.L = 1, p.R = R, p.x[2] = K;
-    p.ax[2] = p.bx[2] = 1;
-    p.a_c = K, p.b_c = R * K, p.b_r = R == 1 ? 0 : K, p.o_c = R, p.o_r = R == 1 ? 0 : 1;
-    p.canonicalize();
-    return p;
+    return data_rows_problem<decltype(zero)>(100, R, K);
   };
   EXPECT_TRUE(prob(1, 27, 0.0f).k_rows());
   EXPECT_TRUE(prob(27, 1024, 0.0f).k_rows());   // 4096 bytes
