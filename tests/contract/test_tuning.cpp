@@ -534,6 +534,14 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(1000, 8, 8, 0.0f, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_FALSE(ff(1000, 17, 8, 0.0f).k_cells());                                    // 289 outputs per cell
   EXPECT_FALSE(ff(1000, 8, 1024, 0.0).k_cells());                                   // 128 KiB per cell
+  // The LayoutRight tune (session 9, run 15): cuBLAS for double 12 x 12 cells from K = 64 and
+  // for cells too large to stage from 8 x 8; long rows of 4 x 4 cells: team-small-k's lanes.
+  EXPECT_EQ(contract_auto_algorithm(ff(21845, 12, 64, 0.0), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ff(174762, 12, 8, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(ff(43690, 12, 64, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(ff(7281, 8, 576, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ff(7281, 4, 576, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(ff(100000, 4, 100, 0.0, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
 }
 

@@ -20,8 +20,9 @@
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
 //       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 16 blocks;
-//       LayoutRight with smaller cells (Q1): team-small-k
-//       (whole cells staged, k_cells) or flat; otherwise (LayoutLeft) team-small-k when
+//       LayoutRight with smaller cells (Q1): team-small-k's staged cells where they lie back to
+//       back (k_cells; not in double from 12 x 12 and K = 64), else blas from 8 x 8 and K = 64, else
+//       team-small-k for K >= 128, else flat; otherwise (LayoutLeft) team-small-k when
 //       K >= 1536 over at most 60000 outputs, flat for cells of at most 4 x 4 with K >= 192
 //       (float: 512), block — register-blocked, each input row read once per block (Q1: once in
 //       all) — unless the cells give block fewer than 8192 threads (float: 4096), where flat is
@@ -116,12 +117,22 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     if (big && contract_not_applicable(p, ContractAlgorithm::Mma, e).empty() && mma_blocks >= 16 &&
         (p.K >= 16 || (sizeof(T) == 8 && p.L <= 64 && p.R <= 64)))
       return ContractAlgorithm::Mma;
-    // Small cells in LayoutRight whose blocks lie back to back (k_cells): team-small-k stages
-    // whole cells through scratch with cp.async, H100 session 9 (docs/variants-s9/run12):
-    // FieldField Q1 0.81-0.87 of the floor against flat's 0.45-0.73. Otherwise flat: a warp's
-    // 8 x 8 blocks would read 32 cells' rows at a stride of a whole cell; flat's one-output
-    // threads read neighbouring rows of one cell instead.
-    if (!big && !p.cells_fastest()) return p.k_cells() ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
+    // Small cells in LayoutRight. Where their blocks lie back to back (k_cells) team-small-k
+    // stages whole cells through scratch with cp.async: H100 session 9, FieldField Q1 0.81-0.87
+    // of the floor against flat's 0.45-0.73 (docs/variants-s9/run12), and in the LayoutRight
+    // tune over 4-12 fields and K = 8-576 (run 15) within 10% of the best in every such class
+    // but double 12 x 12 cells from K = 64, where cuBLAS was 1.07-1.24x ahead. Cells too large
+    // to stage: cuBLAS from 8 x 8 and K = 64 (2.4-6.3x ahead of flat at K = 192-576; at K = 8
+    // it is 3x behind flat, session 9 run 13), team-small-k's lanes
+    // for long rows of smaller cells (4 x 4, K = 576 double: 1.26x ahead of flat), else flat
+    // (a warp's 8 x 8 blocks would read 32 cells' rows at a stride of a whole cell; flat's
+    // one-output threads read neighbouring rows of one cell instead).
+    if (!big && !p.cells_fastest()) {
+      if (p.k_cells() && !(sizeof(T) == 8 && p.L * p.R > 64 && p.K >= 64)) return ContractAlgorithm::TeamSmallK;
+      if (p.L * p.R >= 64 && p.K >= 64 && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty())
+        return ContractAlgorithm::Blas;
+      return p.K >= 128 ? ContractAlgorithm::TeamSmallK : ContractAlgorithm::Flat;
+    }
     // Small LayoutLeft cells with K >= 1536 over few outputs: the K-split team (team-small-k's
     // LayoutLeft form) was 1.09-2.95x ahead of flat and block in the H100 tune (session 4). Since
     // flat's float threads keep 8 partial sums, the H100 tune (session 7, run 16) had the team
