@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 9, run 15: LayoutRight grain tune on the final code: the Data kernels (session 6's
+# Session 9, runs 15-16 (16: after the small-cell rule): LayoutRight grain tune on the final code: the Data kernels (session 6's
 # classes) and small FieldField cells; counts how often the model (untuned pick) is within 10% of
 # the measured best.
 set -u
