@@ -57,9 +57,9 @@ inline int contract_kernel_contracted(ContractKernel k) { return static_cast<int
 
 namespace impl {
 
-// team-small-k's staged rows (ContractTeamSmallKRowsKernel): the longest row staged (bytes), and
-// the scratch a team may take (bytes: several teams per multiprocessor, so one team's copy
-// overlaps another's sums).
+// team-small-k's staged rows and cells (ContractTeamSmallKRowsKernel, ...CellBlocksKernel): the
+// longest row staged (bytes), the scratch a team may take (bytes: several teams per
+// multiprocessor, so one team's copy overlaps another's sums) and a GPU team's threads.
 inline constexpr index_type kStageRowsMaxRow = 4096;
 inline constexpr std::size_t kStageRowsScratch = 32768;
 inline constexpr int kStageRowsThreads = 128;
@@ -221,16 +221,21 @@ struct ContractProblem {
 // ---- small building blocks shared by the algorithms --------------------------------------------
 
 
+// Scratch bytes for a staged run of n elements: room for its 16-byte skew (StagedRun), rounded
+// to 16 bytes as team scratch hands it out.
+template <class T>
+std::size_t stage_run_bytes(index_type n) {
+  return (static_cast<std::size_t>(n) * sizeof(T) + 16 + 15) / 16 * 16;
+}
 // Cells that `rows` consecutive rows of R per cell can span, and the team's scratch bytes: the
-// right rows and those cells' left rows, each with room for its 16-byte skew.
+// right rows and those cells' left rows.
 GRAIN_INLINE_FUNCTION index_type stage_rows_cells(index_type rows, index_type R) {
   const index_type c = R == 1 ? rows : (rows + R - 2) / R + 1;
   return c < rows ? c : rows;
 }
 template <class T>
 std::size_t stage_rows_bytes(index_type rows, index_type R, index_type K) {
-  auto run = [](index_type n) { return (static_cast<std::size_t>(n) * sizeof(T) + 16 + 15) / 16 * 16; };
-  return run(rows * K) + run(stage_rows_cells(rows, R) * K);
+  return stage_run_bytes<T>(rows * K) + stage_run_bytes<T>(stage_rows_cells(rows, R) * K);
 }
 // A GPU team of staged rows: kStageRowsThreads threads as `rows` rows of `lanes` vector lanes,
 // rows the largest power of two whose scratch fits kStageRowsScratch (several teams per
@@ -249,8 +254,7 @@ void stage_rows_shape(index_type K, index_type R, int& rows, int& lanes) {
 // outputs than threads.
 template <class T>
 std::size_t stage_cells_bytes(index_type cells, index_type L, index_type R, index_type K) {
-  auto run = [](index_type n) { return (static_cast<std::size_t>(n) * sizeof(T) + 16 + 15) / 16 * 16; };
-  return run(cells * L * K) + run(cells * R * K);
+  return stage_run_bytes<T>(cells * L * K) + stage_run_bytes<T>(cells * R * K);
 }
 template <class T>
 void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int& rows, int& lanes) {

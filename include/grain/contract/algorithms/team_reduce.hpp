@@ -230,7 +230,6 @@ struct ContractTeamSmallKRowsKernel {
       }, sum);
       single(PerThread(m), [&]() { q.store(c, 0, r, sum); });
     });
-
   }
 };
 
