@@ -858,11 +858,7 @@ void launch_mma_packed(const ContractProblem<T>& p) {
 // on 16 bytes, and a pack never straddles C).
 template <class T>
 bool mma_cells_packed(const ContractProblem<T>& p) {
-  constexpr index_type V = 16 / sizeof(T);
-  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  const bool strides = p.a_l % V == 0 && p.b_r % V == 0 && p.a_s0 % V == 0 && p.b_s0 % V == 0 &&
-                       (p.K1 == 1 || (p.a_s1 % V == 0 && p.b_s1 % V == 0));
-  return p.a_c == 1 && p.b_c == 1 && p.C % V == 0 && strides && aligned(p.a) && aligned(p.b);
+  return p.cells_packed(16 / sizeof(T));
 }
 
 // The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.

@@ -271,6 +271,83 @@ GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
   staged_rows_case<TypeParam, double>(9, 3, 511, 0, 1, seed += 3);
 }
 
+// flat's packed cells (LayoutLeft Data kernels on the GPU, ContractProblem::flat_cell_pack): C a
+// multiple of 4 (16-byte loads of 4 floats or 2 doubles), C only even (float
+// pairs), C odd and a base pointer off its boundary (the plain threads), enough fields or cells
+// for the packed threads to apply, K = 13 / 7 (a remainder after the 4-step loop); out poisoned
+// (overwrite) or random (sum_into), against a double loop. Host back ends run their own flat.
+template <class Exec, class T>
+void flat_packed_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off, std::uint64_t seed) {
+  using Space = typename Exec::memory_space;
+  using HV = grain::View<T*, grain::LayoutLeft, grain::HostSpace>;
+  const std::size_t na = C * K, nb = C * R * K, no = C * R;
+  HV ha("a", na + 4), hb("b", nb + 4), hinit("init", no), hout("out", no);
+  grain::test::fill_random(ha, seed);
+  grain::test::fill_random(hb, seed + 1);
+  grain::test::fill_random(hinit, seed + 2);
+  grain::View<T*, grain::LayoutLeft, Space> da("a_d", na + 4), db("b_d", nb + 4), dout("out_d", no);
+  grain::deep_copy(da, ha);
+  grain::deep_copy(db, hb);
+  std::vector<double> ref(no), mag(no);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c) {
+      double s = 0, m = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double x = double(ha.data()[off + c + C * k]) * double(hb.data()[off + c + C * (r + R * k)]);
+        s += x;
+        m += std::abs(x);
+      }
+      ref[c + C * r] = s;
+      mag[c + C * r] = m;
+    }
+  grain::ContractOptions opt;
+  opt.algorithm = ContractAlgorithm::Flat;
+  opt.exec = exec_of<Exec>();
+  const std::string where = std::string(Exec::name()) + (sizeof(T) == 4 ? " float" : " double") + ", C " +
+                            std::to_string(C) + ", R " + std::to_string(R) + ", K " + std::to_string(K) +
+                            ", offset " + std::to_string(off);
+  for (int mode = 0; mode < 2; ++mode) {
+    opt.sum_into = mode == 1;
+    if (opt.sum_into) {
+      grain::deep_copy(dout, hinit);
+    } else {
+      grain::test::poison(dout);
+    }
+    grain::View<const T**, grain::LayoutLeft, Space> a(da.data() + off, C, K);
+    if (R == 1) {
+      grain::View<const T**, grain::LayoutLeft, Space> b(db.data() + off, C, K);
+      grain::contract_data_data_scalar(dout, a, b, opt);
+    } else {
+      grain::View<const T***, grain::LayoutLeft, Space> b(db.data() + off, C, R, K);
+      grain::View<T**, grain::LayoutLeft, Space> o(dout.data(), C, R);
+      grain::contract_data_field_scalar(o, a, b, opt);
+    }
+    grain::deep_copy(hout, dout);
+    for (std::size_t i = 0; i < no; ++i) {
+      const double base = opt.sum_into ? double(hinit.data()[i]) : 0.0;
+      const double got = hout.data()[i];
+      if (!(std::abs(got - (base + ref[i])) <= tol_for<T>(K, mag[i] + std::abs(base)))) {
+        ADD_FAILURE() << where << (opt.sum_into ? ", sum_into" : "") << ": out " << i << " = " << got
+                      << ", expected " << base + ref[i];
+        break;
+      }
+    }
+  }
+}
+
+GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
+  std::uint64_t seed = 9000;
+  for (std::size_t off : {0, 1}) {
+    flat_packed_case<TypeParam, float>(2000, 100, 13, off, seed += 3);   // 4 cells per thread
+    flat_packed_case<TypeParam, float>(2002, 100, 13, off, seed += 3);   // 2
+    flat_packed_case<TypeParam, double>(2000, 100, 13, off, seed += 3);  // 2
+    flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: one cell
+    flat_packed_case<TypeParam, float>(200000, 1, 7, off, seed += 3);    // DataData: 4
+    flat_packed_case<TypeParam, float>(200002, 1, 7, off, seed += 3);    // 2
+    flat_packed_case<TypeParam, double>(200000, 1, 7, off, seed += 3);   // 2
+  }
+}
+
 GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }

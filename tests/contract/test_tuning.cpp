@@ -437,7 +437,8 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
     p.canonicalize();
     return contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Block);    // Q1 float: short rows, many cells
+  EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Flat);     // Q1 float: packed cells (session 10)
+  EXPECT_EQ(df(2000001, 8, 8, false), ContractAlgorithm::Block);    // the same, C odd: short rows, many cells
   EXPECT_EQ(df(1048576, 4, 8, false), ContractAlgorithm::Flat);     // 4 fields: half a 1 x 8 block
   EXPECT_EQ(df(1000000, 8, 8, true), ContractAlgorithm::Flat);      // Q1 double
   EXPECT_EQ(df(180000, 27, 27, false), ContractAlgorithm::Flat);    // Q2 float
@@ -629,12 +630,32 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
     p.canonicalize();
     return contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  EXPECT_EQ(dd(207126, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataDataVector Q4 float
+  EXPECT_EQ(dd(207126, 648, 0.0f), ContractAlgorithm::Flat);        // DataDataVector Q4 float: pairs of cells
+  EXPECT_EQ(dd(207127, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // the same, C odd
   EXPECT_EQ(dd(103563, 648, 0.0), ContractAlgorithm::Flat);         // the same in double
   EXPECT_EQ(dd(69042, 1944, 0.0f), ContractAlgorithm::Flat);        // DataDataTensor Q4 float
   EXPECT_EQ(dd(34521, 1944, 0.0), ContractAlgorithm::TeamSmallK);   // DataDataTensor Q4 double
   EXPECT_EQ(dd(3640, 4608, 0.0), ContractAlgorithm::TeamSmallK);    // tune: 4.4x ahead of flat
   EXPECT_EQ(dd(4971026, 27, 0.0f), ContractAlgorithm::Flat);        // short rows
+  // flat's packed cells (session 10): V per thread, only with enough threads, never FieldField.
+  auto pack = [](grain::index_type C, grain::index_type R, auto zero) {
+    grain::impl::ContractProblem<decltype(zero)> p;
+    p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
+    p.C = C, p.R = R, p.x[2] = 9, p.ax[2] = C, p.bx[2] = C * R;
+    p.a_c = p.b_c = p.o_c = 1, p.b_r = R == 1 ? 0 : C, p.o_r = R == 1 ? 0 : C;
+    p.canonicalize();
+    return p;
+  };
+  EXPECT_EQ(pack(200000, 1, 0.0f).flat_cell_pack(), 4);
+  EXPECT_EQ(pack(200002, 1, 0.0f).flat_cell_pack(), 2);
+  EXPECT_EQ(pack(200001, 1, 0.0f).flat_cell_pack(), 0);
+  EXPECT_EQ(pack(199996, 1, 0.0).flat_cell_pack(), 0);    // 99998 double threads: too few
+  EXPECT_EQ(pack(200000, 1, 0.0).flat_cell_pack(), 2);
+  EXPECT_EQ(pack(2000, 100, 0.0f).flat_cell_pack(), 4);   // 50000 threads of 4 cells x a field
+  EXPECT_EQ(pack(1996, 100, 0.0f).flat_cell_pack(), 0);
+  auto ff = pack(200000, 1, 0.0f);
+  ff.kernel = ContractKernel::FieldFieldScalar;
+  EXPECT_EQ(ff.flat_cell_pack(), 0);
   // The CPU keeps flat.
   grain::impl::ContractProblem<float> h;
   h.kernel = ContractKernel::DataDataScalar;

@@ -122,6 +122,28 @@ struct ContractProblem {
   // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
   // level in both operands, a multiple of V, and every row and cell starting V-aligned
   // (team-small-k's LayoutRight lanes, and Auto's choice of them).
+  // Cells unit-stride in both inputs and every (row, k) run of cells starting on a V-element
+  // boundary: C and every other input stride multiples of V, both inputs aligned to V elements.
+  // A GPU thread then reads V neighbouring cells per load (`flat`'s ContractFlatCellPackKernel,
+  // `mma`'s packed operands with V = 16 bytes).
+  bool cells_packed(index_type V) const {
+    auto aligned = [&](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (V * sizeof(T)) == 0; };
+    return a_c == 1 && b_c == 1 && C % V == 0 && a_l % V == 0 && b_r % V == 0 && a_s0 % V == 0 &&
+           b_s0 % V == 0 && (K1 == 1 || (a_s1 % V == 0 && b_s1 % V == 0)) && aligned(a) && aligned(b);
+  }
+  // GPU `flat` on the Data kernels in LayoutLeft: how many neighbouring cells a thread reads per
+  // load (16 / sizeof(T), or 2 in float where C is only even), 0 where the cells are not packed
+  // or the packed threads would be too few. H100, session 10 (docs/performance.md, run 7): with
+  // at least 50000 float / 100000 double threads it took the float DataField cases from
+  // 0.83-0.90 of the copy floor to 0.91-1.00 and DataDataVector Q4 / DataDataTensor Q3 float to
+  // 0.97 / 0.99; with 17000-58000 threads it lost up to 2x (DataFieldTensor Q4, 552 cells).
+  int flat_cell_pack() const {
+    if (contract_kernel_family(kernel) == 2) return 0;
+    constexpr index_type W = 16 / sizeof(T);
+    const index_type v = cells_packed(W) ? W : (sizeof(T) == 4 && cells_packed(2) ? 2 : 0);
+    if (v == 0) return 0;
+    return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
+  }
   bool k_packed() const {
     constexpr index_type V = 16 / sizeof(T);
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };

@@ -27,6 +27,9 @@
 //       (float: 512), block — register-blocked, each input row read once per block (Q1: once in
 //       all) — unless the cells give block fewer than 8192 threads (float: 4096), where flat is
 //       faster.
+//   GPU, Data kernels, LayoutLeft, cells packed (C a multiple of 4 floats / 2 doubles, or 2
+//       floats) over at least 50000 float / 100000 double threads of V cells: flat, V cells per
+//       thread and load (flat_cell_pack). Otherwise:
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when 4 < R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
 //       in double when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the
@@ -151,6 +154,12 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     return ContractAlgorithm::Block;
   }
   if (p.cells_fastest()) {
+    // Packed cells over many threads: flat reads V neighbouring cells per load
+    // (ContractProblem::flat_cell_pack) and was ahead of block and team-small-k wherever that
+    // applied in the suite (H100, session 10, run 7: DataFieldScalar Q1 float 1.00 against
+    // block's 0.88, DataDataVector Q4 / DataDataTensor Q3 float 0.97 / 0.99 against
+    // team-small-k's 0.88 / 0.89).
+    if (p.flat_cell_pack() > 0) return ContractAlgorithm::Flat;
     if (family == 1) {
       // DataField, from the H100 (session 4 suite and `grain tune`, docs/performance.md). Since
       // flat's threads of one cell group share the data row in L1, block's 1 x 8 threads win only

@@ -9,6 +9,12 @@
 
 namespace grain::impl {
 
+// V neighbouring elements read as one aligned access (16 bytes for V = 16 / sizeof(T)).
+template <class T, int V>
+struct alignas(sizeof(T) * V) ElementPack {
+  T v[V];
+};
+
 // A team policy that asks for `team` threads on the GPU and the one-thread host team on the CPU
 // (the host back end runs a team as one thread; its vector lanes are SIMD loops).
 template <class Exec>

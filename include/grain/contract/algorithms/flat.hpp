@@ -4,12 +4,18 @@
 // index (LayoutLeft, the GPU default) consecutive threads take consecutive cells, so a warp's
 // loads coalesce; with LayoutRight each thread streams its own contiguous K.
 //
+// On the GPU, where a Data kernel's cells are packed (C and the strides multiples of 4 floats or
+// 2 doubles, or 2 floats) and there are enough threads, a thread takes V neighbouring cells and
+// reads them with one 16-byte (or 8-byte) load per operand (ContractFlatCellPackKernel).
+//
 // On the CPU with unit-stride cells, one iteration computes a block of W = 8 consecutive cells
 // so the inner loop runs across cells and vectorizes (packed FMAs); with unit-stride K one
 // iteration computes a left row against the right fields four at a time, eight partial sums
 // each. Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
 // whenever there are at least two of them.
 #pragma once
+
+#include <type_traits>
 
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/core/parallel.hpp"
@@ -33,6 +39,45 @@ struct ContractFlatKernel {
     }
     const T s = dot_k<A>(p, p.a + c * p.a_c + l * p.a_l, p.b + c * p.b_c + r * p.b_r);
     p.store(c, l, r, s);
+  }
+};
+
+// GPU variant for unit-stride cells whose runs start on V-element boundaries
+// (ContractProblem::cells_packed): a thread takes V neighbouring cells of one (l, r) and reads
+// them with one 8- or 16-byte load per operand and k, A steps of K loaded ahead of their
+// multiply-adds. Groups of G threads (G V cells) fastest, then r, then l, as in
+// ContractFlatKernel.
+template <class T, int V, int A>
+struct ContractFlatCellPackKernel {
+  ContractProblem<T> p;
+  static constexpr index_type G = 32;
+  GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
+    using P = ElementPack<T, V>;
+    index_type q, l, r;
+    if (!split_cell_group<G>(o, p.C / V, p.L, p.R, q, l, r)) return;
+    const index_type c0 = q * V;
+    T s[V];
+    for (int v = 0; v < V; ++v) s[v] = T(0);
+    const index_type sx = p.a_s0 / V, sy = p.b_s0 / V;
+    for (index_type k1 = 0; k1 < p.K1; ++k1) {
+      const P* x = reinterpret_cast<const P*>(p.a + c0 + l * p.a_l + k1 * p.a_s1);
+      const P* y = reinterpret_cast<const P*>(p.b + c0 + r * p.b_r + k1 * p.b_s1);
+      index_type k = 0;
+      for (; k + A <= p.K0; k += A, x += A * sx, y += A * sy) {
+        P xs[A], ys[A];
+        for (int j = 0; j < A; ++j) {
+          xs[j] = x[j * sx];
+          ys[j] = y[j * sy];
+        }
+        for (int j = 0; j < A; ++j)
+          for (int v = 0; v < V; ++v) s[v] += xs[j].v[v] * ys[j].v[v];
+      }
+      for (; k < p.K0; ++k, x += sx, y += sy) {
+        const P xk = *x, yk = *y;
+        for (int v = 0; v < V; ++v) s[v] += xk.v[v] * yk.v[v];
+      }
+    }
+    for (int v = 0; v < V; ++v) p.store(c0 + v, l, r, s[v]);
   }
 };
 
@@ -147,6 +192,23 @@ void contract_flat(const ContractProblem<T>& p) {
   }
   using K = ContractFlatKernel<T>;
   const index_type cells = c_fast ? (p.C + K::G - 1) / K::G * K::G : p.C;
+  if constexpr (!is_host_execution_space_v<Exec>) {
+    // V neighbouring cells per thread and load where the cells are packed and the threads many
+    // (ContractProblem::flat_cell_pack); 4 steps of K ahead (H100, session 10: ahead of 2 on
+    // most Data cases, of 8 on all the long-K ones).
+    auto packs = [&](auto vc) {
+      using PK = ContractFlatCellPackKernel<T, decltype(vc)::value, 4>;
+      const index_type groups = (p.C / decltype(vc)::value + PK::G - 1) / PK::G;
+      parallel_for(RangePolicy<Exec>(0, groups * PK::G * p.L * p.R), PK{p});
+    };
+    if (c_fast) {
+      const int v = p.flat_cell_pack();
+      if (v == 16 / static_cast<int>(sizeof(T))) return packs(std::integral_constant<int, 16 / sizeof(T)>{});
+      if constexpr (sizeof(T) == 4) {
+        if (v == 2) return packs(std::integral_constant<int, 2>{});
+      }
+    }
+  }
   if constexpr (!is_host_execution_space_v<Exec> && sizeof(T) == 4) {
     if (c_fast && p.C * p.L * p.R < kFlatFewOutputs) {
       parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), ContractFlatKernel<T, 8>{p, c_fast});

@@ -84,12 +84,6 @@ struct ContractTeamStrideKernel {
   }
 };
 
-// V neighbouring elements read as one aligned access (16 bytes for V = 16 / sizeof(T)).
-template <class T, int V>
-struct alignas(sizeof(T) * V) ElementPack {
-  T v[V];
-};
-
 // V > 1: K is unit-stride in both operands and every row starts on a V-element boundary
 // (ContractProblem::k_packed), so a lane reads V elements per load: with 16-byte loads a warp's
 // reads of neighbouring rows are one contiguous run (LayoutRight, session 6).
