@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "grain/contract/engine.hpp"
@@ -201,33 +202,47 @@ void check_family(bool broadcast = false) {
 // that straddle cells and end part-way, and base pointers off their 16-byte boundary by
 // different amounts in the two operands, so the copy's skew, head and tail paths all run; out
 // is poisoned (overwrite) or random (sum_into). Checked against a double-precision loop.
-template <class Exec, class T>
-void staged_rows_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off_a,
+// data_scalar_case is one DataDataScalar (R = 1) or DataFieldScalar call of `algorithm` on flat
+// buffers in `Layout`, the base pointers off_a / off_b elements into them, run twice (NaN-poisoned
+// out, then sum_into random values) and compared with a double loop within tol_for.
+template <class Exec, class T, class Layout>
+void data_scalar_case(ContractAlgorithm algorithm, std::size_t C, std::size_t R, std::size_t K, std::size_t off_a,
                       std::size_t off_b, std::uint64_t seed) {
   using Space = typename Exec::memory_space;
-  using HV = grain::View<T*, grain::LayoutRight, grain::HostSpace>;
+  using HV = grain::View<T*, Layout, grain::HostSpace>;
+  constexpr bool right = std::is_same_v<Layout, grain::LayoutRight>;
   const std::size_t na = C * K, nb = C * R * K, no = C * R;
   HV ha("a", na + 8), hb("b", nb + 8), hinit("init", no), hout("out", no);
   grain::test::fill_random(ha, seed);
   grain::test::fill_random(hb, seed + 1);
   grain::test::fill_random(hinit, seed + 2);
-  grain::View<T*, grain::LayoutRight, Space> da("a_d", na + 8), db("b_d", nb + 8), dout("out_d", no);
+  grain::View<T*, Layout, Space> da("a_d", na + 8), db("b_d", nb + 8), dout("out_d", no);
   grain::deep_copy(da, ha);
   grain::deep_copy(db, hb);
-  std::vector<double> ref(no);
+  // Element (c, r, k) of a C x rows x K array, and (c, r) of the C x R output, in this layout.
+  auto at = [&](std::size_t c, std::size_t r, std::size_t k, std::size_t rows) {
+    return right ? (c * rows + r) * K + k : c + C * (r + rows * k);
+  };
+  auto out_at = [&](std::size_t c, std::size_t r) { return right ? c * R + r : c + C * r; };
+  std::vector<double> ref(no), mag(no);
   for (std::size_t c = 0; c < C; ++c)
     for (std::size_t r = 0; r < R; ++r) {
-      double s = 0;
-      for (std::size_t k = 0; k < K; ++k)
-        s += double(ha.data()[off_a + c * K + k]) * double(hb.data()[off_b + (c * R + r) * K + k]);
-      ref[c * R + r] = s;
+      double s = 0, m = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double x = double(ha.data()[off_a + at(c, 0, k, 1)]) * double(hb.data()[off_b + at(c, r, k, R)]);
+        s += x;
+        m += std::abs(x);
+      }
+      ref[out_at(c, r)] = s;
+      mag[out_at(c, r)] = m;
     }
   grain::ContractOptions opt;
-  opt.algorithm = ContractAlgorithm::TeamSmallK;
+  opt.algorithm = algorithm;
   opt.exec = exec_of<Exec>();
-  const std::string where = std::string(Exec::name()) + (sizeof(T) == 4 ? " float" : " double") + ", C " +
-                            std::to_string(C) + ", R " + std::to_string(R) + ", K " + std::to_string(K) +
-                            ", offsets " + std::to_string(off_a) + "/" + std::to_string(off_b);
+  const std::string where = std::string(Exec::name()) + (sizeof(T) == 4 ? " float" : " double") +
+                            (right ? " right" : " left") + ", C " + std::to_string(C) + ", R " + std::to_string(R) +
+                            ", K " + std::to_string(K) + ", offsets " + std::to_string(off_a) + "/" +
+                            std::to_string(off_b);
   for (int mode = 0; mode < 2; ++mode) {
     opt.sum_into = mode == 1;
     if (opt.sum_into) {
@@ -235,27 +250,32 @@ void staged_rows_case(std::size_t C, std::size_t R, std::size_t K, std::size_t o
     } else {
       grain::test::poison(dout);
     }
+    grain::View<const T**, Layout, Space> a(da.data() + off_a, C, K);
     if (R == 1) {
-      grain::View<const T**, grain::LayoutRight, Space> a(da.data() + off_a, C, K), b(db.data() + off_b, C, K);
+      grain::View<const T**, Layout, Space> b(db.data() + off_b, C, K);
       grain::contract_data_data_scalar(dout, a, b, opt);
     } else {
-      grain::View<const T**, grain::LayoutRight, Space> a(da.data() + off_a, C, K);
-      grain::View<const T***, grain::LayoutRight, Space> b(db.data() + off_b, C, R, K);
-      grain::View<T**, grain::LayoutRight, Space> o(dout.data(), C, R);
+      grain::View<const T***, Layout, Space> b(db.data() + off_b, C, R, K);
+      grain::View<T**, Layout, Space> o(dout.data(), C, R);
       grain::contract_data_field_scalar(o, a, b, opt);
     }
     grain::deep_copy(hout, dout);
     for (std::size_t i = 0; i < no; ++i) {
       const double base = opt.sum_into ? double(hinit.data()[i]) : 0.0;
-      const double tol = 2.0 * std::numeric_limits<T>::epsilon() * (K + 2.0) * (3.0 * K + std::abs(base)) + 1e-12;
       const double got = hout.data()[i];
-      if (!(std::abs(got - (base + ref[i])) <= tol)) {
+      if (!(std::abs(got - (base + ref[i])) <= tol_for<T>(K, mag[i] + std::abs(base)))) {
         ADD_FAILURE() << where << (opt.sum_into ? ", sum_into" : "") << ": out " << i << " = " << got
                       << ", expected " << base + ref[i];
         break;
       }
     }
   }
+}
+
+template <class Exec, class T>
+void staged_rows_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off_a, std::size_t off_b,
+                      std::uint64_t seed) {
+  data_scalar_case<Exec, T, grain::LayoutRight>(ContractAlgorithm::TeamSmallK, C, R, K, off_a, off_b, seed);
 }
 
 GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
@@ -278,61 +298,7 @@ GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
 // (overwrite) or random (sum_into), against a double loop. Host back ends run their own flat.
 template <class Exec, class T>
 void flat_packed_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off, std::uint64_t seed) {
-  using Space = typename Exec::memory_space;
-  using HV = grain::View<T*, grain::LayoutLeft, grain::HostSpace>;
-  const std::size_t na = C * K, nb = C * R * K, no = C * R;
-  HV ha("a", na + 4), hb("b", nb + 4), hinit("init", no), hout("out", no);
-  grain::test::fill_random(ha, seed);
-  grain::test::fill_random(hb, seed + 1);
-  grain::test::fill_random(hinit, seed + 2);
-  grain::View<T*, grain::LayoutLeft, Space> da("a_d", na + 4), db("b_d", nb + 4), dout("out_d", no);
-  grain::deep_copy(da, ha);
-  grain::deep_copy(db, hb);
-  std::vector<double> ref(no), mag(no);
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t c = 0; c < C; ++c) {
-      double s = 0, m = 0;
-      for (std::size_t k = 0; k < K; ++k) {
-        const double x = double(ha.data()[off + c + C * k]) * double(hb.data()[off + c + C * (r + R * k)]);
-        s += x;
-        m += std::abs(x);
-      }
-      ref[c + C * r] = s;
-      mag[c + C * r] = m;
-    }
-  grain::ContractOptions opt;
-  opt.algorithm = ContractAlgorithm::Flat;
-  opt.exec = exec_of<Exec>();
-  const std::string where = std::string(Exec::name()) + (sizeof(T) == 4 ? " float" : " double") + ", C " +
-                            std::to_string(C) + ", R " + std::to_string(R) + ", K " + std::to_string(K) +
-                            ", offset " + std::to_string(off);
-  for (int mode = 0; mode < 2; ++mode) {
-    opt.sum_into = mode == 1;
-    if (opt.sum_into) {
-      grain::deep_copy(dout, hinit);
-    } else {
-      grain::test::poison(dout);
-    }
-    grain::View<const T**, grain::LayoutLeft, Space> a(da.data() + off, C, K);
-    if (R == 1) {
-      grain::View<const T**, grain::LayoutLeft, Space> b(db.data() + off, C, K);
-      grain::contract_data_data_scalar(dout, a, b, opt);
-    } else {
-      grain::View<const T***, grain::LayoutLeft, Space> b(db.data() + off, C, R, K);
-      grain::View<T**, grain::LayoutLeft, Space> o(dout.data(), C, R);
-      grain::contract_data_field_scalar(o, a, b, opt);
-    }
-    grain::deep_copy(hout, dout);
-    for (std::size_t i = 0; i < no; ++i) {
-      const double base = opt.sum_into ? double(hinit.data()[i]) : 0.0;
-      const double got = hout.data()[i];
-      if (!(std::abs(got - (base + ref[i])) <= tol_for<T>(K, mag[i] + std::abs(base)))) {
-        ADD_FAILURE() << where << (opt.sum_into ? ", sum_into" : "") << ": out " << i << " = " << got
-                      << ", expected " << base + ref[i];
-        break;
-      }
-    }
-  }
+  data_scalar_case<Exec, T, grain::LayoutLeft>(ContractAlgorithm::Flat, C, R, K, off, off, seed);
 }
 
 GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
