@@ -119,13 +119,10 @@ struct ContractProblem {
     return K1 == 1 && (K0 <= 1 || (a_s0 == 1 && b_s0 == 1));
   }
 
-  // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
-  // level in both operands, a multiple of V, and every row and cell starting V-aligned
-  // (team-small-k's LayoutRight lanes, and Auto's choice of them).
   // Cells unit-stride in both inputs and every (row, k) run of cells starting on a V-element
   // boundary: C and every other input stride multiples of V, both inputs aligned to V elements.
-  // A GPU thread then reads V neighbouring cells per load (`flat`'s ContractFlatCellPackKernel,
-  // `mma`'s packed operands with V = 16 bytes).
+  // A GPU thread then reads V neighbouring cells per load (`flat`'s ContractFlatCellPackKernel;
+  // `mma`'s packed operands with V = 16 / sizeof(T)).
   bool cells_packed(index_type V) const {
     auto aligned = [&](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (V * sizeof(T)) == 0; };
     return a_c == 1 && b_c == 1 && C % V == 0 && a_l % V == 0 && b_r % V == 0 && a_s0 % V == 0 &&
@@ -144,6 +141,9 @@ struct ContractProblem {
     if (v == 0) return 0;
     return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
   }
+  // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
+  // level in both operands, a multiple of V, and every row and cell starting V-aligned
+  // (team-small-k's LayoutRight lanes, and Auto's choice of them).
   bool k_packed() const {
     constexpr index_type V = 16 / sizeof(T);
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
