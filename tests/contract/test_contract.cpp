@@ -314,6 +314,20 @@ GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
   }
 }
 
+// FieldField cells with long K (the CPU block's right panels packed k by k from K = 512, whole and
+// partial panels, rows in blocks of 6 and the 4 / 2 / 1 remainders) and few cells (rows split into
+// panels across threads): every algorithm, both layouts, overwrite and sum_into.
+GRAIN_BACKEND_TEST(Contract, FieldFieldLongK) {
+  int runs = 0;
+  std::uint64_t seed = 7700;
+  for (const Shape& s : {Shape{3, 13, 37, 600, 1, 1}, Shape{2, 9, 16, 520, 1, 1}, Shape{1, 31, 8, 530, 1, 1}}) {
+    sweep<TypeParam, 2, 1, double, grain::LayoutRight>(s, false, seed += 10, runs);
+    sweep<TypeParam, 2, 1, float, grain::LayoutRight>(s, false, seed += 10, runs);
+    sweep<TypeParam, 2, 1, float, grain::LayoutLeft>(s, false, seed += 10, runs);
+  }
+  EXPECT_GT(runs, 0);
+}
+
 GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }

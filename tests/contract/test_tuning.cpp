@@ -411,8 +411,47 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(100000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 125, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Mma);
-  // On the CPU: flat.
-  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Flat);
+  // On the CPU: block's per-cell GEMM above 8 x 8 outputs per cell, flat up to 8 x 8.
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Block);
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Flat);
+}
+
+namespace {
+// A LayoutRight FieldFieldScalar problem: C cells, L = R fields, P points.
+template <class T>
+grain::impl::ContractProblem<T> field_field_right(grain::index_type C, grain::index_type F, grain::index_type P) {
+  grain::impl::ContractProblem<T> p;
+  p.kernel = ContractKernel::FieldFieldScalar;
+  p.C = C;
+  p.L = p.R = F;
+  p.x[2] = P;
+  p.ax[2] = p.bx[2] = 1;
+  p.a_c = p.b_c = F * P;
+  p.a_l = p.b_r = P;
+  p.o_c = F * F;
+  p.o_l = F;
+  p.o_r = 1;
+  p.canonicalize();
+  return p;
+}
+}  // namespace
+
+// The CPU model for FieldField (no tuning file, session 11): block's per-cell GEMM, except flat's
+// rows for cells of at most 8 x 8 outputs with K >= 32 (packing the right operand then costs more
+// than its 8 rows of FMAs).
+TEST(ContractTuning, CpuModelForFieldField) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  using grain::impl::contract_auto_algorithm;
+  for (ContractExec e : {ContractExec::Serial, ContractExec::OpenMP}) {
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(524288, 8, 8), e), ContractAlgorithm::Block);   // Q1 scalar
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(87381, 8, 24), e), ContractAlgorithm::Block);  // Q1 vector
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(58254, 8, 72), e), ContractAlgorithm::Flat);    // Q1 tensor
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(23014, 27, 27), e), ContractAlgorithm::Block);
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(138, 125, 1944), e), ContractAlgorithm::Block);
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(1, 9, 4096), e), ContractAlgorithm::Block);
+  }
 }
 
 // The GPU model for LayoutLeft DataField (no tuning file), from `grain tune` on the H100.

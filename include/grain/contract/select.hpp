@@ -14,8 +14,11 @@
 //                                                           unit-stride index)
 //
 // Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
-//   CPU (Serial, OpenMP): flat — vectorized across cells (LayoutLeft) or along K (LayoutRight),
-//       split over every output so all cores work.
+//   CPU (Serial, OpenMP): FieldField block — each cell's GEMM over its right operand packed
+//       into field panels, MR x NR register blocks (ContractBlockHostGemmKernel) — except cells
+//       of at most 8 x 8 outputs with K >= 32 in LayoutRight, or at most 8 x 8 in LayoutLeft:
+//       flat. Data kernels: flat — vectorized across cells (LayoutLeft) or along K
+//       (LayoutRight), split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
@@ -103,8 +106,22 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   if (const ContractAlgorithm tuned = contract_tuned_algorithm(p, e);
       tuned != ContractAlgorithm::Auto && contract_not_applicable(p, tuned, e).empty())
     return tuned;
-  if (e != ContractExec::Cuda) return ContractAlgorithm::Flat;
   const int family = contract_kernel_family(p.kernel);
+  if (e != ContractExec::Cuda) {
+    // FieldField on the CPU: block's per-cell GEMM over a packed right operand. AMD EPYC (2 cores,
+    // AVX-512), session 11, LayoutRight suite: 1.3-2.5x ahead of flat on every Q2-Q4 case and
+    // 0.82-1.33x per-cell OpenBLAS (behind on three Q2 cases); at Q1 ahead of flat with K = 8 and
+    // even at K = 24, while flat's rows (vectorized along K) were 1.3-1.7x ahead at K = 72 (8 x 8
+    // cells: packing the right operand costs more than its 8 rows of FMAs). In LayoutLeft block
+    // packs strided operands, still 1.2-17x ahead of flat's cell-vectorized rows with more than 8 x 8
+    // outputs per cell (flat was 1.1-1.8x ahead on the Q1 cases and FieldFieldVector Q2).
+    if (family == 2) {
+      const bool small_cells = p.L * p.R <= 64;
+      if (p.cells_fastest()) return small_cells ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
+      return small_cells && p.K >= 32 ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
+    }
+    return ContractAlgorithm::Flat;
+  }
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
