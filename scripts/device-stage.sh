@@ -10,8 +10,10 @@ cp "$build/apps/grain/grain" .device-carry/
 for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
 # Optional: a CPU-only grain built for x86-64-v3 (AVX2 + FMA), for the CPU comparisons there:
 #   cmake -S . -B build/cpu-v3 -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAIN_ENABLE_CUDA=OFF \
-#     -DGRAIN_ENABLE_OPENBLAS=OFF -DGRAIN_STATIC_RUNTIME=ON -DGRAIN_NATIVE_ARCH=OFF \
+#     -DGRAIN_ENABLE_OPENBLAS=ON -DGRAIN_OPENBLAS_LIB="/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a;/usr/lib/gcc/x86_64-linux-gnu/12/libgfortran.a;/usr/lib/gcc/x86_64-linux-gnu/12/libquadmath.a;-lpthread" \
+#     -DGRAIN_STATIC_RUNTIME=ON -DGRAIN_NATIVE_ARCH=OFF \
 #     -DGRAIN_ENABLE_TESTS=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3 && ninja -C build/cpu-v3 grain_cli
+# (OpenBLAS linked statically: the GPU machine has no Debian packages.)
 if [ -x build/cpu-v3/apps/grain/grain ]; then cp build/cpu-v3/apps/grain/grain .device-carry/grain-cpu-v3; fi
 strip .device-carry/grain* .device-carry/tests/* 2>/dev/null || true
 # The x86-64-v3 build links OpenBLAS statically (29 MB): compressed, the payload stays under the
