@@ -109,12 +109,13 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   const int family = contract_kernel_family(p.kernel);
   if (e != ContractExec::Cuda) {
     // FieldField on the CPU: block's per-cell GEMM over a packed right operand. AMD EPYC (2 cores,
-    // AVX-512), session 11, LayoutRight suite: 1.3-2.5x ahead of flat on every Q2-Q4 case and
-    // 0.82-1.33x per-cell OpenBLAS (behind on three Q2 cases); at Q1 ahead of flat with K = 8 and
-    // even at K = 24, while flat's rows (vectorized along K) were 1.3-1.7x ahead at K = 72 (8 x 8
-    // cells: packing the right operand costs more than its 8 rows of FMAs). In LayoutLeft block
-    // packs strided operands, still 1.2-17x ahead of flat's cell-vectorized rows with more than 8 x 8
-    // outputs per cell (flat was 1.1-1.8x ahead on the Q1 cases and FieldFieldVector Q2).
+    // AVX-512), session 11, LayoutRight suite: 1.2-2.9x ahead of flat on every Q2-Q4 case, and
+    // 0.79-4.3x one OpenBLAS GEMM per cell (behind on the four Q2 Vector and Tensor cases,
+    // 0.79-0.98x). At Q1 it is ahead of flat with K = 8 and even at K = 24, while flat's rows
+    // (vectorized along K) were 1.3-1.7x ahead at K = 72: with 8 x 8 cells, packing the right
+    // operand costs more than its 8 rows of FMAs. In LayoutLeft block packs strided operands and
+    // was still 1.2-17x ahead of flat's cell-vectorized rows with more than 8 x 8 outputs per
+    // cell; flat was 1.1-1.8x ahead on the Q1 cases and FieldFieldVector Q2.
     if (family == 2) {
       const bool small_cells = p.L * p.R <= 64;
       if (p.cells_fastest()) return small_cells ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
