@@ -288,22 +288,26 @@ TEST(ContractTuning, SaveCreatesTheDirectory) {
 
 namespace {
 
-// A LayoutRight FieldFieldScalar problem with C = 5, L = R = P = 8 (shape classes 3, 3, 3).
-grain::impl::ContractProblem<double> field_field_problem() {
-  grain::impl::ContractProblem<double> p;
+// A FieldFieldScalar problem of C cells, L = R = F fields and P points, in LayoutLeft (cells the
+// unit-stride index) or LayoutRight (points).
+template <class T>
+grain::impl::ContractProblem<T> field_field(grain::index_type C, grain::index_type F, grain::index_type P, bool left) {
+  grain::impl::ContractProblem<T> p;
   p.kernel = ContractKernel::FieldFieldScalar;
-  p.C = 5;
-  p.L = p.R = 8;
-  p.x[2] = 8;
-  p.ax[2] = p.bx[2] = 1;
-  p.a_c = p.b_c = 64;
-  p.a_l = p.b_r = 8;
-  p.o_c = 64;
-  p.o_l = 8;
-  p.o_r = 1;
+  p.C = C;
+  p.L = p.R = F;
+  p.x[2] = P;
+  p.ax[2] = p.bx[2] = left ? C * F : 1;
+  p.a_c = p.b_c = left ? 1 : F * P;
+  p.a_l = p.b_r = left ? C : P;
+  p.o_c = left ? 1 : F * F;
+  p.o_l = left ? C : F;
+  p.o_r = left ? C * F : 1;
   p.canonicalize();
   return p;
 }
+// A LayoutRight FieldFieldScalar problem with C = 5, L = R = P = 8 (shape classes 3, 3, 3).
+grain::impl::ContractProblem<double> field_field_problem() { return field_field<double>(5, 8, 8, false); }
 
 // A LayoutRight DataDataScalar problem with C = 5, P = 8.
 grain::impl::ContractProblem<double> data_data_problem() {
@@ -355,21 +359,13 @@ TEST(ContractTuning, AutoPrefersAnApplicableTunedAlgorithm) {
 }
 
 namespace {
-// A LayoutLeft FieldFieldScalar problem: C cells, L = R fields, P points.
 template <class T>
 grain::impl::ContractProblem<T> field_field_left(grain::index_type C, grain::index_type F, grain::index_type P) {
-  grain::impl::ContractProblem<T> p;
-  p.kernel = ContractKernel::FieldFieldScalar;
-  p.C = C;
-  p.L = p.R = F;
-  p.x[2] = P;
-  p.ax[2] = p.bx[2] = C * F;
-  p.a_c = p.b_c = p.o_c = 1;
-  p.a_l = p.b_r = C;
-  p.o_l = C;
-  p.o_r = C * F;
-  p.canonicalize();
-  return p;
+  return field_field<T>(C, F, P, true);
+}
+template <class T>
+grain::impl::ContractProblem<T> field_field_right(grain::index_type C, grain::index_type F, grain::index_type P) {
+  return field_field<T>(C, F, P, false);
 }
 }  // namespace
 
@@ -416,25 +412,6 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Flat);
 }
 
-namespace {
-// A LayoutRight FieldFieldScalar problem: C cells, L = R fields, P points.
-template <class T>
-grain::impl::ContractProblem<T> field_field_right(grain::index_type C, grain::index_type F, grain::index_type P) {
-  grain::impl::ContractProblem<T> p;
-  p.kernel = ContractKernel::FieldFieldScalar;
-  p.C = C;
-  p.L = p.R = F;
-  p.x[2] = P;
-  p.ax[2] = p.bx[2] = 1;
-  p.a_c = p.b_c = F * P;
-  p.a_l = p.b_r = P;
-  p.o_c = F * F;
-  p.o_l = F;
-  p.o_r = 1;
-  p.canonicalize();
-  return p;
-}
-}  // namespace
 
 // The CPU model for FieldField (no tuning file, session 11): block's per-cell GEMM, except flat's
 // rows for cells of at most 8 x 8 outputs with K >= 32 (packing the right operand then costs more
