@@ -25,12 +25,10 @@
 // along K, which on a CPU leaves a horizontal sum per output and re-reads every row.
 #pragma once
 
-#include <cstdint>
-#include <cstring>
 #include <type_traits>
-#include <utility>
 
 #include "grain/contract/algorithms/common.hpp"
+#include "grain/contract/algorithms/host_simd.hpp"
 #include "grain/core/parallel.hpp"
 
 namespace grain::impl {
@@ -105,15 +103,6 @@ void contract_block_with(const ContractProblem<T>& p) {
 
 // ---- host FieldField: per-cell GEMM over a packed right operand ---------------------------------
 
-// The host's vector registers, in bytes: 32 with AVX (AVX-512 machines included: GCC prefers
-// 256-bit vectors there, and AMD's Zen 4 runs a 512-bit FMA as two 256-bit halves), else 16 (SSE2,
-// NEON).
-#if defined(__AVX__)
-inline constexpr int kHostVectorBytes = 32;
-#else
-inline constexpr int kHostVectorBytes = 16;
-#endif
-
 // Packing W fields of the right operand (rows b0 + j * ldb, unit-stride along K) into a panel:
 // dst[k * NR + j] = b0[j * ldb + k] for j < W, k < K.
 //
@@ -127,46 +116,16 @@ inline constexpr int kHostVectorBytes = 16;
 // between fields: 64 x 64 x 576 float ran at 60 GFLOP/s per core that way and at 76-80 k by k. At
 // K = 81-243 field by field was up to 1.25x faster.
 inline constexpr index_type kHostPackByK = 512;
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
-template <class T, int W>
-struct HostVector {
-  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
-  typedef T V __attribute__((vector_size(W * sizeof(T))));
-  typedef I M __attribute__((vector_size(W * sizeof(T))));
-  // Interleave the low (high) halves of two vectors: a0 b0 a1 b1 ... (a_{W/2} b_{W/2} ...).
-  template <std::size_t... J>
-  static constexpr M low(std::index_sequence<J...>) {
-    return M{static_cast<I>(J % 2 ? J / 2 + W : J / 2)...};
-  }
-  template <std::size_t... J>
-  static constexpr M high(std::index_sequence<J...>) {
-    return M{static_cast<I>(J % 2 ? J / 2 + W / 2 + W : J / 2 + W / 2)...};
-  }
-};
-#endif
-
 template <class T, int W, int NR>
 inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) {
   index_type k = 0;
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
   using HV = HostVector<T, W>;
-  using V = typename HV::V;
-  constexpr typename HV::M lo = HV::low(std::make_index_sequence<W>{});
-  constexpr typename HV::M hi = HV::high(std::make_index_sequence<W>{});
-  for (; k + W <= K; k += W) {
-    // Rows j of the block in, k columns out: after log2(W) rounds of pairing row i with row
-    // i + W/2, vector j holds column j (the perfect-shuffle transpose).
-    V x[W], y[W];
-    for (int j = 0; j < W; ++j) std::memcpy(&x[j], b0 + j * ldb + k, sizeof(V));
-    for (int round = 1; round < W; round *= 2) {
-      for (int i = 0; i < W / 2; ++i) {
-        y[2 * i] = __builtin_shuffle(x[i], x[i + W / 2], lo);
-        y[2 * i + 1] = __builtin_shuffle(x[i], x[i + W / 2], hi);
-      }
-      for (int j = 0; j < W; ++j) x[j] = y[j];
-    }
-    for (int j = 0; j < W; ++j) std::memcpy(dst + (k + j) * NR, &x[j], sizeof(V));
+  for (; k + W <= K; k += W) {  // rows j of the block in, k columns out
+    typename HV::V x[W];
+    for (int j = 0; j < W; ++j) x[j] = HV::load(b0 + j * ldb + k);
+    HV::transpose(x);
+    for (int j = 0; j < W; ++j) HV::store(dst + (k + j) * NR, x[j]);
   }
 #endif
   if (K - k >= kHostPackByK) {

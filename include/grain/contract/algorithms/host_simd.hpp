@@ -1,0 +1,74 @@
+// Host vector helpers for the contraction kernels' CPU paths: the host's vector width, and W x W
+// transposes of W-element vectors in registers (GCC vector extensions).
+//
+// GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, outside nvcc's
+// translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Elsewhere
+// callers keep scalar loops.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+namespace grain::impl {
+
+// The host's vector registers, in bytes: 32 with AVX (AVX-512 machines included: GCC prefers
+// 256-bit vectors there, and AMD's Zen 4 runs a 512-bit FMA as two 256-bit halves), else 16 (SSE2,
+// NEON).
+#if defined(__AVX__)
+inline constexpr int kHostVectorBytes = 32;
+#else
+inline constexpr int kHostVectorBytes = 16;
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
+
+// W elements of T as one vector register.
+template <class T, int W>
+struct HostVector {
+  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  typedef T V __attribute__((vector_size(W * sizeof(T))));
+  typedef I M __attribute__((vector_size(W * sizeof(T))));
+  // Interleave the low (high) halves of two vectors: a0 b0 a1 b1 ... (a_{W/2} b_{W/2} ...).
+  template <std::size_t... J>
+  static constexpr M low(std::index_sequence<J...>) {
+    return M{static_cast<I>(J % 2 ? J / 2 + W : J / 2)...};
+  }
+  template <std::size_t... J>
+  static constexpr M high(std::index_sequence<J...>) {
+    return M{static_cast<I>(J % 2 ? J / 2 + W / 2 + W : J / 2 + W / 2)...};
+  }
+  static V load(const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+  }
+  static void store(T* p, const V& v) { std::memcpy(p, &v, sizeof(V)); }
+  // x[j][k] -> x[k][j]: log2(W) rounds, each pairing vector i with vector i + W/2 (the
+  // perfect-shuffle transpose); 2 W log2(W) shuffles.
+  static void transpose(V (&x)[W]) {
+    constexpr M lo = low(std::make_index_sequence<W>{});
+    constexpr M hi = high(std::make_index_sequence<W>{});
+    V y[W];
+    for (int round = 1; round < W; round *= 2) {
+      for (int i = 0; i < W / 2; ++i) {
+        y[2 * i] = __builtin_shuffle(x[i], x[i + W / 2], lo);
+        y[2 * i + 1] = __builtin_shuffle(x[i], x[i + W / 2], hi);
+      }
+      for (int j = 0; j < W; ++j) x[j] = y[j];
+    }
+  }
+  // Lane j of the result: the sum of x[j]'s W lanes (x is overwritten).
+  static V sum_lanes(V (&x)[W]) {
+    transpose(x);
+    V s = x[0];
+    for (int k = 1; k < W; ++k) s += x[k];
+    return s;
+  }
+};
+#endif
+
+}  // namespace grain::impl
