@@ -21,8 +21,9 @@
 // the right operand of a cell is packed once, transposed into panels of NR fields (k-major, the
 // NR fields of one k contiguous), and every block of MR left rows streams along K, each left
 // value broadcast against the panel's NR fields: MR x NR accumulators in vector registers, one
-// vector load of the panel per MR vector FMAs. The portable per-thread block above reads both rows
-// along K, which on a CPU leaves a horizontal sum per output and re-reads every row.
+// vector load of the panel per MR vector FMAs. (The portable per-thread block above keeps scalar
+// accumulators; `flat`'s CPU rows vectorize along K but end every output with a horizontal sum and
+// re-read each left row once per four fields.)
 #pragma once
 
 #include <type_traits>
