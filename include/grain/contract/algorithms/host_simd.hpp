@@ -2,8 +2,9 @@
 // transposes of W-element vectors in registers (GCC vector extensions).
 //
 // GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, outside nvcc's
-// translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Elsewhere
-// callers keep scalar loops.
+// translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Clang (which
+// has __builtin_shufflevector instead), NVHPC and the classic Intel compiler also define __GNUC__;
+// they are left out, untested. Elsewhere callers keep scalar loops.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +24,8 @@ inline constexpr int kHostVectorBytes = 32;
 inline constexpr int kHostVectorBytes = 16;
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
+    !defined(__INTEL_COMPILER)
 #define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
 
 // W elements of T as one vector register.
