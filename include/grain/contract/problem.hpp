@@ -115,9 +115,11 @@ struct ContractProblem {
   // Contracted index contiguous in both operands. A single element (K <= 1, whose strides
   // canonicalize() zeroes) counts as contiguous: found on the H200, where blas refused
   // C = L = R = P = 1 LayoutRight calls.
-  GRAIN_INLINE_FUNCTION bool k_unit() const {
-    return K1 == 1 && (K0 <= 1 || (a_s0 == 1 && b_s0 == 1));
-  }
+  GRAIN_INLINE_FUNCTION bool k_unit() const { return a_k_unit() && b_k_unit(); }
+  // The same for one operand (the CPU block reads unit-stride left rows in place and packs its
+  // right rows with whole-vector transposes).
+  GRAIN_INLINE_FUNCTION bool a_k_unit() const { return K1 == 1 && (K0 <= 1 || a_s0 == 1); }
+  GRAIN_INLINE_FUNCTION bool b_k_unit() const { return K1 == 1 && (K0 <= 1 || b_s0 == 1); }
 
   // Cells unit-stride in both inputs and every (row, k) run of cells starting on a V-element
   // boundary: C and every other input stride multiples of V, both inputs aligned to V elements.

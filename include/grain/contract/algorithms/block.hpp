@@ -188,7 +188,7 @@ struct ContractBlockHostGemmKernel {
     if (l_begin >= l_end) return;
     const index_type K = p.K, np = (p.R + NR - 1) / NR;
     T* bt = m.team_scratch(0).template get<T>(static_cast<std::size_t>(np * NR * K));
-    const bool b_unit = p.K1 == 1 && (p.K0 <= 1 || p.b_s0 == 1);
+    const bool b_unit = p.b_k_unit();
     constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // NR is W or 2W
     for (index_type q = 0; q < np; ++q) {
       T* panel = bt + q * NR * K;
@@ -269,7 +269,7 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     }
     index_type rows = (p.L + panels - 1) / panels;
     rows = (rows + MR - 1) / MR * MR;
-    const bool a_unit = p.K1 == 1 && (p.K0 <= 1 || p.a_s0 == 1);
+    const bool a_unit = p.a_k_unit();
     TeamPolicy<Exec> policy(p.C * panels, AUTO);
     policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit)));
     parallel_for(policy, K{p, panels, rows, a_unit});
