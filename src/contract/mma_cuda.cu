@@ -480,6 +480,42 @@ int out_cells_vector(const ContractProblem<T>& p) {
   return 1;
 }
 
+// The copied kernel's blocks go in thread-block clusters of 2 on compute capability 9.0 and newer
+// (GRAIN_MMA_CLUSTER=N sets N, 1 turns them off): the two blocks of a cluster run in one GPC, and
+// consecutive blocks are tiles of one cell group, which stage the same rows, or neighbouring cell
+// groups, whose runs share 128-byte lines. H100, session 12 (docs/performance.md, run 5): 1-6%
+// faster on the six copied Q4 / odd-C cases that moved (FieldFieldScalar Q4 float 1.80 -> 1.70 ms,
+// FieldFieldVector Q4 double 0.86 -> 0.83), the others within 1%; clusters of 4-16 were slower,
+// and the persistent packed kernel, whose whole grid must be resident, lost up to 1.8x at 4.
+int mma_cluster() {
+  static const int n = [] {
+    const char* env = std::getenv("GRAIN_MMA_CLUSTER");
+    const int v = env && *env ? std::atoi(env) : 2;
+    return v >= 1 && v <= 16 ? v : 2;
+  }();
+  return cuda_device().cc_major >= 9 ? n : 1;
+}
+template <class Kernel, class... Args>
+void launch_clustered(Kernel kernel, index_type blocks, int threads, int smem, int cluster, Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+  cudaLaunchAttribute attr[1];
+  if (cluster > 1 && blocks % cluster == 0) {
+    if (cluster > 8)
+      cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                 "algorithm 'mma': cluster size");
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  cuda_check(cudaLaunchKernelEx(&cfg, kernel, args...), "algorithm 'mma': cudaLaunchKernelEx");
+}
+
 template <class T, class Cfg>
 void launch_mma(const ContractProblem<T>& p) {
   using B = typename Cfg::Block;
@@ -495,8 +531,8 @@ void launch_mma(const ContractProblem<T>& p) {
     return true;
   }();
   (void)configured;
-  contract_mma_kernel<T, Cfg><<<static_cast<unsigned>(blocks), B::threads, S::smem_bytes>>>(p, tiles_l, tiles_r,
-                                                                                           out_cells_vector(p));
+  launch_clustered(contract_mma_kernel<T, Cfg>, blocks, B::threads, S::smem_bytes, mma_cluster(), p, tiles_l,
+                   tiles_r, out_cells_vector(p));
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
 }
 
