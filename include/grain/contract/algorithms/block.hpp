@@ -141,13 +141,16 @@ inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) 
 // acc[i][j] = sum_k a[i * lda + k] * bt[k * NR + j]: MR left rows (unit-stride along K) against
 // one packed panel of NR fields. The j loops are the vector lanes; MR x NR / (vector width)
 // accumulators stay in registers (12 of the 16 with MR = 6 and NR two vectors wide).
+// K >= 1. The first k sets the accumulators (zeroing them first compiled to a `rep stos` of the
+// array on the stack with GCC's generic x86-64 tuning: 7% of FieldFieldScalar Q1 float's time).
 template <class T, int MR, int NR>
 GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, const T* bt, T (&acc)[MR][NR]) {
   for (int i = 0; i < MR; ++i) {
+    const T x = a[i * lda];
     GRAIN_SIMD
-    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
+    for (int j = 0; j < NR; ++j) acc[i][j] = x * bt[j];
   }
-  for (index_type k = 0; k < K; ++k) {
+  for (index_type k = 1; k < K; ++k) {
     const T* bk = bt + k * NR;
     for (int i = 0; i < MR; ++i) {
       const T x = a[i * lda + k];

@@ -170,7 +170,9 @@ struct ContractFlatCellRowsKernel {
 
 // Host variant for unit-stride K (LayoutRight): one iteration per left row (c, l), right fields
 // in blocks of four, so each load of the left row feeds four FMAs and the index arithmetic is
-// paid once per row instead of once per output.
+// paid once per row instead of once per output. With GCC, blocks of W fields (a vector's lanes)
+// first: W vector sums along K whose W totals leave as one vector (HostVector::sum_lanes), where
+// the blocks of four end in four horizontal sums and four scalar stores.
 template <class T>
 struct ContractFlatRowKernel {
   ContractProblem<T> p;
@@ -180,6 +182,28 @@ struct ContractFlatRowKernel {
     const T* b = p.b + c * p.b_c;
     const index_type K = p.K0;
     index_type r = 0;
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+    constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
+    using HV = HostVector<T, W>;
+    for (; r + W <= p.R; r += W) {
+      const T* bw = b + r * p.b_r;
+      typename HV::V acc[W];
+      for (int w = 0; w < W; ++w) acc[w] = typename HV::V{};
+      index_type k = 0;
+      for (; k + W <= K; k += W) {
+        const typename HV::V x = HV::load(a + k);
+        for (int w = 0; w < W; ++w) acc[w] += x * HV::load(bw + w * p.b_r + k);
+      }
+      typename HV::V s = HV::sum_lanes(acc);
+      for (; k < K; ++k)
+        for (int w = 0; w < W; ++w) s[w] += a[k] * bw[w * p.b_r + k];
+      if (p.o_r == 1 && !p.sum_into) {
+        HV::store(p.out_at(c, l, r), s);
+      } else {
+        for (int w = 0; w < W; ++w) p.store(c, l, r + w, s[w]);
+      }
+    }
+#endif
     for (; r + 4 <= p.R; r += 4) {
       const T* b0 = b + r * p.b_r;
       const T* b1 = b0 + p.b_r;
