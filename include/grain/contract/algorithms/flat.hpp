@@ -88,6 +88,11 @@ struct ContractFlatCellPackKernel {
 // the copy floor (H100, session 7); with more outputs, and in double, they gained nothing or lost
 // up to 8%, and 4, 16 or 32 partial sums were slower than 8 on every such case.
 constexpr index_type kFlatFewOutputs = index_type(1) << 18;
+// Float threads keep 8 partial sums over more outputs too where K is at least this long (H100,
+// session 12, run 11): DataFieldScalar Q4 float (4971 cells, so not packed; 621375 outputs, K =
+// 216) went from 0.82 to 0.87-0.89 of the copy floor; with 8 partial sums everywhere, every other
+// LayoutLeft float Data case stayed within 1-2%.
+constexpr index_type kFlatLongK = 128;
 
 // Host variant for unit-stride cells: W cells per iteration, vectorized across cells.
 template <class T, int W>
@@ -286,7 +291,7 @@ void contract_flat(const ContractProblem<T>& p) {
     }
   }
   if constexpr (!is_host_execution_space_v<Exec> && sizeof(T) == 4) {
-    if (c_fast && p.C * p.L * p.R < kFlatFewOutputs) {
+    if (c_fast && (p.C * p.L * p.R < kFlatFewOutputs || p.K >= kFlatLongK)) {
       parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), ContractFlatKernel<T, 8>{p, c_fast});
       return;
     }
