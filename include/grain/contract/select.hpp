@@ -36,7 +36,8 @@
 //   GPU, DataField, LayoutLeft: block (1 x 8) in float when 4 < R <= 8 and K <= 16 and the cells give
 //       it 65536 threads — the data row read once; team-small-k (8 slices of K per 32 cells)
 //       in double when K >= 512 over at most 70000 outputs; else flat (a warp's 32 cells, the
-//       data row shared in L1 across fields; in float under 2^18 outputs, 8 partial sums).
+//       data row shared in L1 across fields; in float under 2^18 outputs or from K = 128, 8
+//       partial sums).
 //   GPU, DataData, LayoutLeft: flat — a warp takes 32 consecutive cells, every load coalesces —
 //       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
 //   GPU, LayoutRight: rows back to back of at most 4 KiB (k_rows) with K > 16: team-small-k
