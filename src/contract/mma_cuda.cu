@@ -955,12 +955,18 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-// The forced configuration, else on compute capability 9.0 and newer 7 for packed float operands
-// and 1 otherwise, and 0 before 9.0 (where packed was never measured).
-int pick_mma_shape(int major, bool float_packed) {
+// The forced configuration, else on compute capability 9.0 and newer: 7 for packed float
+// operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
+// 128; 1 otherwise; and 0 before 9.0 (where packed was never measured). The double rule: H100,
+// FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
+// cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
+// Packed double lost 2-3% at FieldFieldScalar Q2 (K = 27) and 4-10% where a cell has several
+// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share.
+int pick_mma_shape(int major, bool float_packed, bool double_packed_one_tile) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (major < 9) return 0;
-  return float_packed ? 7 : 1;
+  if (float_packed) return 7;
+  return double_packed_one_tile ? 5 : 1;
 }
 
 template <class T>
@@ -974,7 +980,9 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
                 dev, " has ", major, ".x");
-  int shape = pick_mma_shape(major, std::is_same_v<T, float> && mma_cells_packed(p));
+  const bool packed = mma_cells_packed(p);
+  const bool is_float = std::is_same_v<T, float>;
+  int shape = pick_mma_shape(major, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   run_mma_shape(p, shape);
 }
