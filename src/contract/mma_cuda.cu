@@ -483,17 +483,17 @@ int out_cells_vector(const ContractProblem<T>& p) {
 // The copied kernel's blocks go in thread-block clusters of 2 on compute capability 9.0 and newer
 // (GRAIN_MMA_CLUSTER=N sets N, 1 turns them off): the two blocks of a cluster run in one GPC, and
 // consecutive blocks are tiles of one cell group, which stage the same rows, or neighbouring cell
-// groups, whose runs share 128-byte lines. H100, session 12 (docs/performance.md, run 5): 1-6%
+// groups, whose runs share 128-byte lines. H100, session 12 (docs/performance.md, run 6): 1-6%
 // faster on the six copied Q4 / odd-C cases that moved (FieldFieldScalar Q4 float 1.80 -> 1.70 ms,
 // FieldFieldVector Q4 double 0.86 -> 0.83), the others within 1%; clusters of 4-16 were slower,
 // and the persistent packed kernel, whose whole grid must be resident, lost up to 1.8x at 4.
-int mma_cluster() {
+int mma_cluster(int major) {
   static const int n = [] {
     const char* env = std::getenv("GRAIN_MMA_CLUSTER");
     const int v = env && *env ? std::atoi(env) : 2;
     return v >= 1 && v <= 16 ? v : 2;
   }();
-  return cuda_device().cc_major >= 9 ? n : 1;
+  return major >= 9 ? n : 1;
 }
 template <class Kernel, class... Args>
 void launch_clustered(Kernel kernel, index_type blocks, int threads, int smem, int cluster, Args... args) {
@@ -517,7 +517,7 @@ void launch_clustered(Kernel kernel, index_type blocks, int threads, int smem, i
 }
 
 template <class T, class Cfg>
-void launch_mma(const ContractProblem<T>& p) {
+void launch_mma(const ContractProblem<T>& p, int cluster) {
   using B = typename Cfg::Block;
   using S = typename Cfg::Shape;
   const index_type tiles_l = (p.L + B::TL - 1) / B::TL, tiles_r = (p.R + B::TR - 1) / B::TR;
@@ -531,8 +531,8 @@ void launch_mma(const ContractProblem<T>& p) {
     return true;
   }();
   (void)configured;
-  launch_clustered(contract_mma_kernel<T, Cfg>, blocks, B::threads, S::smem_bytes, mma_cluster(), p, tiles_l,
-                   tiles_r, out_cells_vector(p));
+  launch_clustered(contract_mma_kernel<T, Cfg>, blocks, B::threads, S::smem_bytes, cluster, p, tiles_l, tiles_r,
+                   out_cells_vector(p));
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
 }
 
@@ -933,17 +933,17 @@ template <class T, int X, int NS, bool Persistent = false>
 using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent>;
 
 template <class T>
-void run_mma_shape(const ContractProblem<T>& p, int shape) {
+void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
   if (shape >= 5 && !mma_cells_packed(p)) shape = 1;
   switch (shape) {
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
     case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
-    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p); break;
-    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p); break;
-    case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p); break;
-    case 3: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p); break;
-    default: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p); break;
+    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p, cluster); break;
+    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p, cluster); break;
+    case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p, cluster); break;
+    case 3: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p, cluster); break;
+    default: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p, cluster); break;
   }
 }
 
@@ -984,7 +984,7 @@ void contract_mma_any(const ContractProblem<T>& p) {
   const bool is_float = std::is_same_v<T, float>;
   int shape = pick_mma_shape(major, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
-  run_mma_shape(p, shape);
+  run_mma_shape(p, shape, mma_cluster(major));
 }
 
 }  // namespace

@@ -154,16 +154,7 @@ struct ContractFlatCellRowsKernel {
         p.store(c, 0, 0, dot_strided(p.a + c * p.a_c, index_type(1), p.b + c * p.b_c, index_type(1), K));
       return;
     }
-    const T* a = p.a + c0 * p.a_c;
-    const T* b = p.b + c0 * p.b_c;
-    typename HV::V acc[W];
-    for (int w = 0; w < W; ++w) acc[w] = typename HV::V{};
-    index_type k = 0;
-    for (; k + W <= K; k += W)
-      for (int w = 0; w < W; ++w) acc[w] += HV::load(a + w * p.a_c + k) * HV::load(b + w * p.b_c + k);
-    typename HV::V s = HV::sum_lanes(acc);
-    for (; k < K; ++k)
-      for (int w = 0; w < W; ++w) s[w] += a[w * p.a_c + k] * b[w * p.b_c + k];
+    const typename HV::V s = HV::dot_lanes(K, p.a + c0 * p.a_c, p.a_c, p.b + c0 * p.b_c, p.b_c);
     if (p.o_c == 1 && !p.sum_into) {
       HV::store(p.out_at(c0, 0, 0), s);
     } else {
@@ -191,17 +182,7 @@ struct ContractFlatRowKernel {
     constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
     using HV = HostVector<T, W>;
     for (; r + W <= p.R; r += W) {
-      const T* bw = b + r * p.b_r;
-      typename HV::V acc[W];
-      for (int w = 0; w < W; ++w) acc[w] = typename HV::V{};
-      index_type k = 0;
-      for (; k + W <= K; k += W) {
-        const typename HV::V x = HV::load(a + k);
-        for (int w = 0; w < W; ++w) acc[w] += x * HV::load(bw + w * p.b_r + k);
-      }
-      typename HV::V s = HV::sum_lanes(acc);
-      for (; k < K; ++k)
-        for (int w = 0; w < W; ++w) s[w] += a[k] * bw[w * p.b_r + k];
+      const typename HV::V s = HV::dot_lanes(K, a, 0, b + r * p.b_r, p.b_r);
       if (p.o_r == 1 && !p.sum_into) {
         HV::store(p.out_at(c, l, r), s);
       } else {

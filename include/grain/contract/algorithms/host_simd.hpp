@@ -70,6 +70,20 @@ struct HostVector {
     for (int k = 1; k < W; ++k) s += x[k];
     return s;
   }
+  // W dot products of length K as one vector: lane w is sum_k a[w * as + k] * b[w * bs + k]
+  // (as = 0: one left row against W right rows). W lanes along K each, summed by sum_lanes, then
+  // the K % W tail.
+  static V dot_lanes(std::ptrdiff_t K, const T* a, std::ptrdiff_t as, const T* b, std::ptrdiff_t bs) {
+    V acc[W];
+    for (int w = 0; w < W; ++w) acc[w] = V{};
+    std::ptrdiff_t k = 0;
+    for (; k + W <= K; k += W)
+      for (int w = 0; w < W; ++w) acc[w] += load(a + w * as + k) * load(b + w * bs + k);
+    V s = sum_lanes(acc);
+    for (; k < K; ++k)
+      for (int w = 0; w < W; ++w) s[w] += a[w * as + k] * b[w * bs + k];
+    return s;
+  }
 };
 #endif
 
