@@ -33,6 +33,7 @@
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
+#include "wgmma.hpp"
 
 namespace grain::impl {
 namespace {
@@ -910,6 +911,9 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //   7: packed and persistent (a block per SM, item after item), 2 stages of two MMA steps in float
 //      (the default in float on 9.0 wherever mma_cells_packed holds), of one in double.
 //   5-7 run 1 where mma_cells_packed does not hold.
+//   8: float on the warpgroup MMAs (wgmma_cuda.cu: 8 cells x 64 x 64, 512 threads, each element
+//      split once). Compute capability 9.0 only (sm_90a); double, and other devices, run 1 (0
+//      before 9.0).
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -923,7 +927,7 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
 // its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 8;
+constexpr int kMmaShapes = 9;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -934,8 +938,12 @@ using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persisten
 
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
-  if (shape >= 5 && !mma_cells_packed(p)) shape = 1;
+  if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
+  if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
   switch (shape) {
+    case 8:
+      if constexpr (std::is_same_v<T, float>) contract_wgmma_float(p, out_cells_vector(p));
+      break;
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
     case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
@@ -955,16 +963,22 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-// The forced configuration, else on compute capability 9.0 and newer: 7 for packed float
-// operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
+// The forced configuration, else on compute capability 9.0 and newer: 8 (wgmma) in float on 9.0
+// where L, R > 32 and K >= 128; 7 for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
 // 128; 1 otherwise; and 0 before 9.0 (where packed was never measured). The double rule: H100,
 // FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
 // cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
 // Packed double lost 2-3% at FieldFieldScalar Q2 (K = 27) and 4-10% where a cell has several
-// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share.
-int pick_mma_shape(int major, bool float_packed, bool double_packed_one_tile) {
+// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share. The wgmma rule:
+// H100, session 13, run 5 (two rounds each): 9-17% faster than 1 / 7 on the five suite cases it
+// takes (FieldFieldScalar Q4 1.72 -> 1.50 ms, FieldFieldVector Q3 0.915 -> 0.756, Q4 1.52 ->
+// 1.29, FieldFieldTensor Q3 0.62 -> 0.564, Q4 1.24 -> 1.13); slower where its 64 x 64 tiles are
+// mostly padding (the Q2 cases, 27 x 27: 2x) or K is short (FieldFieldScalar Q3, K = 64: 0.77 ->
+// 0.85, the result pass outweighs 8 stages).
+int pick_mma_shape(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (major < 9) return 0;
+  if (float_wgmma) return 8;
   if (float_packed) return 7;
   return double_packed_one_tile ? 5 : 1;
 }
@@ -973,17 +987,21 @@ template <class T>
 void contract_mma_any(const ContractProblem<T>& p) {
   const char* fn = p.function;
   if (p.C == 0 || p.L == 0 || p.R == 0 || p.K == 0) return;  // the engine handles K = 0
-  int dev = 0, major = 0;
+  int dev = 0, major = 0, minor = 0;
   cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
   cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+             "algorithm 'mma': cudaDeviceGetAttribute");
+  cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
              "algorithm 'mma': cudaDeviceGetAttribute");
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
                 dev, " has ", major, ".x");
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
-  int shape = pick_mma_shape(major, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
+  const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && p.K >= 128;
+  int shape = pick_mma_shape(major, wgmma, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
+  if (shape >= 8 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
   run_mma_shape(p, shape, mma_cluster(major));
 }
 

@@ -369,9 +369,10 @@ TEST(ContractDot, StridedPartialSums) {
 // ones partial; 19 cells: a partial cell group), on inputs spanning 2^-12 to 2^12, against a
 // double loop, within the suite's fp32 bound. The test also computes what one plain TF32 pass
 // (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
-// fails if the big/small split is lost. C = 19 runs the cp.async configuration, C = 20 (a multiple
-// of 4: packed operands) the packed one, each as Auto's default picks it.
-void mma_float_accuracy(std::size_t C) {
+// fails if the big/small split is lost. C = 19 runs the cp.async configuration (shape 1), C = 20
+// (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
+// 16-byte loads) and whatever the default picks on this device.
+void mma_float_accuracy(std::size_t C, int shape) {
   constexpr std::size_t F = 125, K = 216;
   using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
   using DV = grain::View<float***, grain::LayoutLeft, grain::CudaSpace>;
@@ -387,7 +388,9 @@ void mma_float_accuracy(std::size_t C) {
   grain::deep_copy(dr, hr);
   grain::ContractOptions opt;
   opt.algorithm = ContractAlgorithm::Mma;
+  grain::impl::contract_mma_force_shape(shape);
   grain::contract_field_field_scalar(dout, dl, dr, opt);
+  grain::impl::contract_mma_force_shape(-1);
   grain::deep_copy(ho, dout);
   auto tf32 = [](float x) {  // round to nearest (ties away), 10 explicit mantissa bits
     std::uint32_t b;
@@ -411,18 +414,18 @@ void mma_float_accuracy(std::size_t C) {
         const double err = std::abs(double(ho(c, l, r)) - ref);
         worst = std::max(worst, err / tol_for<float>(K, mag));
         worst_tf32 = std::max(worst_tf32, std::abs(one_pass - ref) / tol_for<float>(K, mag));
-        ASSERT_LE(err, tol_for<float>(K, mag)) << "out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
+        ASSERT_LE(err, tol_for<float>(K, mag)) << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
                                                << ", double reference " << ref;
       }
-  std::printf("[ contract ] mma float, C = %zu: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", C, worst,
-              worst_tf32);
+  std::printf("[ contract ] mma float, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", C,
+              shape, worst, worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
 TEST(ContractMma, FloatMatchesDoubleReference) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_float_accuracy(19);
-  mma_float_accuracy(20);
+  for (int shape : {-1, 1, 8}) mma_float_accuracy(19, shape);
+  for (int shape : {-1, 7, 8}) mma_float_accuracy(20, shape);
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a

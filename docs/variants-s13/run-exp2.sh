@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Session 13, run 2: the wgmma float kernel staged through a raw cp.async ring: shapes 8 (2 raw stages)
+# and 9 (3 raw stages, 2 in flight). First the mma tests (every shape, C = 37 / 42 / 44: 4-, 8- and 16-byte loads) and
+# memcheck over them; then LayoutLeft FieldField Q2-Q4 float: the default choice, 8, 9 and cuBLAS,
+# two rounds; then Nsight Compute on FieldFieldTensor Q4 float, shape 9.
+set -u
+out=${OUT:-exp2}
+mkdir -p "$out/r"
+C=.device-carry
+G=$C/grain
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv
+GRAIN_TEST_SMALL=1 $C/tests/grain_contract_tests --gtest_filter='*Mma*' > "$out/r/tests-mma.txt" 2>&1
+echo "mma tests rc=$?"; grep -E "FAILED|PASSED|Failure|expected|shape" "$out/r/tests-mma.txt" | head -40
+timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/grain_contract_tests \
+  --gtest_filter='*Mma*EveryBlockShapeFloat*' > "$out/r/memcheck.txt" 2>&1
+echo "memcheck rc=$? $(grep 'ERROR SUMMARY' "$out/r/memcheck.txt")"
+K=FieldFieldScalar,FieldFieldVector,FieldFieldTensor
+for round in 1 2; do
+  for s in -1 8 9; do
+    algs=mma; [ $s = -1 ] && algs=mma,cublas-strided-batched
+    GRAIN_MMA_SHAPE=$s "$G" bench contract --backend cuda --kernel $K --case Q2,Q3,Q4 --dtype float --algorithm $algs \
+      --json "$out/r/s$s-r$round.json" > "$out/r/s$s-r$round.txt" 2>&1
+    echo "shape $s round $round rc=$?"
+  done
+done
+python3 - "$out/r" <<'PY'
+import json, sys, glob, os, collections
+t = collections.defaultdict(dict)
+for f in sorted(glob.glob(sys.argv[1] + '/*.json')):
+    tag = os.path.basename(f)[:-5]
+    for r in json.load(open(f))['rows']:
+        t[(r['kernel'], r['case'], r['dtype'], r['C'])][tag + ':' + r['algorithm'][:5] + ('' if r['verified'] else '!U')] = r['ms']
+for k in sorted(t):
+    print(*k, ' '.join(f'{a}={v:.3f}' for a, v in sorted(t[k].items())))
+PY
+for kc in "FieldFieldTensor Q4" "FieldFieldScalar Q4"; do
+  set -- $kc
+  GRAIN_MMA_SHAPE=9 timeout 120 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section Occupancy \
+    --kernel-name regex:wgmma --launch-count 1 \
+    $G bench contract --backend cuda --layout left --reps 1 --algorithm mma --kernel $1 --case $2 --dtype float \
+    > $out/r/ncu-$1-$2.txt 2>&1
+  echo "== ncu $1 $2 rc=$?"; grep -E "Duration|Throughput|Stall|Warp Cycles|Achieved Occupancy|Compute \(SM\)|One or More|No Eligible" $out/r/ncu-$1-$2.txt | awk '{$1=$1};1' | head -30
+done
+tar czf "$out/results.tar.gz" -C "$out" r && rm -rf "$out/r"

@@ -1,0 +1,13 @@
+// Algorithm::Mma's warpgroup (wgmma) kernel in float, compiled for sm_90a alone
+// (src/contract/wgmma_cuda.cu); mma_cuda.cu calls it on compute capability 9.0 devices only.
+#pragma once
+
+#include "grain/contract/problem.hpp"
+
+namespace grain::impl {
+
+// out (+)= the FieldField contraction of p, cells unit-stride in both inputs; out_vec: how many
+// neighbouring cells one result store may write (1, 2 or 4, as mma_cuda.cu's out_cells_vector).
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec);
+
+}  // namespace grain::impl
