@@ -912,8 +912,9 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //      (the default in float on 9.0 wherever mma_cells_packed holds), of one in double.
 //   5-7 run 1 where mma_cells_packed does not hold.
 //   8: float on the warpgroup MMAs (wgmma_cuda.cu: 8 cells x 64 x 64, 512 threads, each element
-//      split once). Compute capability 9.0 only (sm_90a); double, and other devices, run 1 (0
-//      before 9.0).
+//      split once), loads through registers; 9: the same with the stages copied by the TMA where
+//      the cells are packed by 4 and K is one level (else as 8). Compute capability 9.0 only
+//      (sm_90a); double, and other devices, run 1 (0 before 9.0).
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -927,7 +928,7 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
 // its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 9;
+constexpr int kMmaShapes = 10;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -942,7 +943,8 @@ void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
   if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
   switch (shape) {
     case 8:
-      if constexpr (std::is_same_v<T, float>) contract_wgmma_float(p, out_cells_vector(p));
+    case 9:
+      if constexpr (std::is_same_v<T, float>) contract_wgmma_float(p, out_cells_vector(p), shape == 9);
       break;
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
@@ -963,22 +965,24 @@ std::atomic<int> g_forced_shape{[] {
   return v >= 0 && v < kMmaShapes ? v : -1;
 }()};
 
-// The forced configuration, else on compute capability 9.0 and newer: 8 (wgmma) in float on 9.0
-// where L, R > 32 and K >= 128; 7 for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
+// The forced configuration, else on compute capability 9.0 and newer: 9 (wgmma, TMA copies where
+// the cells are packed) in float on 9.0 where L, R > 32 and the cells are packed or K >= 128; 7
+// for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
 // 128; 1 otherwise; and 0 before 9.0 (where packed was never measured). The double rule: H100,
 // FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
 // cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
 // Packed double lost 2-3% at FieldFieldScalar Q2 (K = 27) and 4-10% where a cell has several
-// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share. The wgmma rule:
-// H100, session 13, run 5 (two rounds each): 9-17% faster than 1 / 7 on the five suite cases it
-// takes (FieldFieldScalar Q4 1.72 -> 1.50 ms, FieldFieldVector Q3 0.915 -> 0.756, Q4 1.52 ->
-// 1.29, FieldFieldTensor Q3 0.62 -> 0.564, Q4 1.24 -> 1.13); slower where its 64 x 64 tiles are
-// mostly padding (the Q2 cases, 27 x 27: 2x) or K is short (FieldFieldScalar Q3, K = 64: 0.77 ->
-// 0.85, the result pass outweighs 8 stages).
+// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share. The wgmma rule
+// (H100, session 13, two rounds each): with loads through registers (runs 5, 8) 9-17% faster than
+// 1 / 7 on FieldFieldScalar Q4 (1.72 -> 1.50 ms) and FieldFieldVector Q3 / Q4 (0.915 -> 0.756,
+// 1.52 -> 1.29), but slower at short K (FieldFieldScalar Q3, K = 64: 0.77 -> 0.85, the result
+// pass outweighs 8 stages); with TMA copies (packed cells, run 8) FieldFieldTensor Q3 0.62 ->
+// 0.49, Q4 1.24 -> 0.82 and FieldFieldScalar Q3 0.77 -> 0.72. Slower where its 64 x 64 tiles are
+// mostly padding (the Q2 cases, 27 x 27: 1.6-2.4x).
 int pick_mma_shape(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (major < 9) return 0;
-  if (float_wgmma) return 8;
+  if (float_wgmma) return 9;
   if (float_packed) return 7;
   return double_packed_one_tile ? 5 : 1;
 }
@@ -998,7 +1002,7 @@ void contract_mma_any(const ContractProblem<T>& p) {
                 dev, " has ", major, ".x");
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
-  const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && p.K >= 128;
+  const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128);
   int shape = pick_mma_shape(major, wgmma, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   if (shape >= 8 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only

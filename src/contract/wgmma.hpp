@@ -8,6 +8,6 @@ namespace grain::impl {
 
 // out (+)= the FieldField contraction of p, cells unit-stride in both inputs; out_vec: how many
 // neighbouring cells one result store may write (1, 2 or 4, as mma_cuda.cu's out_cells_vector).
-void contract_wgmma_float(const ContractProblem<float>& p, int out_vec);
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma);
 
 }  // namespace grain::impl

@@ -9,24 +9,33 @@
 // are issued asynchronously by a warpgroup from shared memory:
 //   * a block takes G = 8 consecutive cells and a 64 x 64 tile of their outputs: 4 warpgroups of 4
 //     warps, 2 cells each, two m64n64 fp32 accumulators per warpgroup (64 registers a thread);
-//   * each stage is KC = 8 contracted indices. Every thread loads 4 cells x 4 indices of one row
-//     (left rows 0-63, right rows 64-127) into registers, one stage ahead: 16-byte loads where the
-//     cells are packed by 4 (cells_packed(4)), 8-byte where by 2, else 4-byte; neighbouring threads
-//     take neighbouring cells, so a warp reads 32-byte runs of 8 cells;
-//   * it splits them and stores big and small in the canonical K-major layout wgmma reads without
+//   * each stage is KC = 8 contracted indices, and every thread splits 4 cells x 4 indices of one
+//     row (left rows 0-63, right rows 64-127). Where the cells are packed by 4 (cells_packed(4))
+//     and K is one level, the Tensor Memory Accelerator copies the stage's two boxes (8 cells x
+//     64 rows x 8 indices; zeros past C, L, R and K) into shared memory, 2 stages ahead, and the
+//     thread reads its values there (TmaStager). Otherwise the thread loads them into registers
+//     one stage ahead (LoadStager): 16-byte loads where the cells are packed by 4, 8-byte where
+//     by 2, else 4-byte, neighbouring threads on neighbouring cells (32-byte runs of 8 cells);
+//   * the split values go to shared memory in the canonical K-major layout wgmma reads without
 //     swizzling: core matrices of 8 rows x 4 indices, 128 contiguous bytes (kSbo apart along rows,
-//     kLbo apart along k), padded so these 16-byte stores are free of bank conflicts;
+//     kLbo apart along k), padded so the 16-byte stores are free of bank conflicts;
 //   * per stage a warpgroup issues, per cell, m64n64k8 small x big, big x small, big x big (the
-//     small terms first), asynchronously, while the block loads and splits the next stage;
+//     small terms first), asynchronously, while the block splits the next stage;
 //   * results leave through shared memory so the stores are cell-contiguous, as in mma_cuda.cu.
-// What bounds it (H100, session 13, docs/performance.md): each stage moves 160 KB through shared
-// memory (64 KB of split operands stored, 96 KB read by the wgmmas: an m64n64k8 reads 4 KB, as
-// much as shared memory delivers in the 32 cycles the TF32 peak needs for it), and the registers
-// hold one stage in flight (124 registers at 512 threads). Measured and not kept (runs 2-5): the
-// left operand in registers (wgmma RS: 112 KB a stage, but its fragment loads and split sit
-// between the barrier and the wgmmas), raw cp.async rings (more shared-memory traffic; with 200+
-// KB of shared memory the L1 left is too small for the 4- and 8-byte copies), 3 buffers of split
-// operands, 4 cells a block (2 blocks an SM; 16-byte runs), loads that skip L1.
+// What bounds it (H100, session 13, docs/performance.md; Nsight Compute, run 7): the L1 / shared
+// memory pipe. Each stage stores 64 KB of split operands, and the wgmmas read 96 KB (an m64n64k8
+// reads 4 KB, what shared memory delivers in the 32 cycles the TF32 peak needs for it). With
+// loads through registers, each 16-byte load instruction also touches 16 lines (one 32-byte run
+// each), about 900 of the stage's 2200 L1 wavefronts; the TMA takes those off the pipe
+// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms). Odd C cannot use it: its rows are not 16-byte
+// aligned, which tensor maps require. Measured and not kept (runs 2-6): the left operand in
+// registers (wgmma RS) with register loads (its fragment loads and split sat between the barrier
+// and the wgmmas), raw cp.async rings (with 200+ KB of shared memory the L1 left is too small for
+// the 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block (2 blocks an SM;
+// 16-byte runs), loads that skip L1, software prefetch of later stages (30-50% slower).
+#include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
+#include <cudaTypedefs.h>
+
 #include <cstdint>
 
 #include "grain/contract/engine.hpp"
@@ -58,9 +67,13 @@ constexpr int kLbo = 8 * 128 + 32;     // between the two index quads of a part
 constexpr int kPart = kLbo + 8 * 128;  // 2080 bytes
 constexpr int kCell = 4 * kPart + 16;
 constexpr int kStage = kG * kCell;
-constexpr int kSmem = kNS * kStage > kG * kOutCell * 4 ? kNS * kStage : kG * kOutCell * 4;  // results reuse the stages
+constexpr int kRes = kG * kOutCell * 4;  // the results, which reuse the stages
 static_assert((kLbo / 16) % 8 == 2 && (4 * kCell / 16) % 8 == 4, "wgmma staging stores would conflict");
-static_assert(kPart % 16 == 0 && kCell % 16 == 0 && kSmem <= 227 * 1024, "bad wgmma layout");
+static_assert(kPart % 16 == 0 && kCell % 16 == 0, "bad wgmma layout");
+// Shared memory for a stager with `extra` bytes beyond the split buffers.
+constexpr int wg_smem(int extra) {
+  return kNS * kStage + extra > kRes ? kNS * kStage + extra : kRes;
+}
 
 // x = big + small, big = x rounded to TF32, small = x - big (mma_cuda.cu's split_tf32: the MMA
 // ignores small's low 13 bits, a loss under 2^-21 of x).
@@ -146,9 +159,181 @@ __device__ __forceinline__ float4 load_cells(const float* q, index_type c, index
   return v;
 }
 
+// The TMA descriptors of the left and right operands (unused by LoadStager).
+struct WgMaps {
+  CUtensorMap a, b;
+};
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* q) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(q));
+}
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+#ifdef GRAIN_WGMMA_DEVICE
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+#endif
+}
+// This thread arrives, and the phase completes once `bytes` more have landed (the TMA copies').
+__device__ __forceinline__ void mbar_expect(std::uint64_t* bar, unsigned bytes) {
+#ifdef GRAIN_WGMMA_DEVICE
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+#ifdef GRAIN_WGMMA_DEVICE
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+// The box at (x, y, z) (cells, rows, contracted index) of `map` into dst, completing on bar.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, int z, std::uint64_t* bar) {
+#ifdef GRAIN_WGMMA_DEVICE
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
+      : "memory");
+#else
+  (void)dst, (void)map, (void)x, (void)y, (void)z, (void)bar;
+  __trap();
+#endif
+}
+
+// A stage's staging role, shared by both ways of loading it: cells c0 + 4 cq .. + 3, indices
+// 4 kq .. + 3, row rr of the left (right = false) or right operand, and where the thread's split
+// values go: 16 bytes per cell (cell 4 cq + j at + j kCell, small at + kPart).
+struct WgRole {
+  int cq, kq, rr;
+  bool right;
+  __device__ int split_offset() const {
+    return 4 * cq * kCell + (right ? 2 : 0) * kPart + (rr >> 3) * kSbo + kq * kLbo + (rr & 7) * 16;
+  }
+};
+
+// x[i] = cells 4 cq .. + 3 of index 4 kq + i: split into big and small and stored at s.
+__device__ __forceinline__ void put_split(unsigned char* s, const float4 (&x)[4]) {
+  const float* xs = reinterpret_cast<const float*>(x);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float4 big, small;
+    split_tf32(xs[0 * 4 + j], big.x, small.x);
+    split_tf32(xs[1 * 4 + j], big.y, small.y);
+    split_tf32(xs[2 * 4 + j], big.z, small.z);
+    split_tf32(xs[3 * 4 + j], big.w, small.w);
+    *reinterpret_cast<float4*>(s + j * kCell) = big;
+    *reinterpret_cast<float4*>(s + j * kCell + kPart) = small;
+  }
+}
+
+// Loads through registers, one stage ahead, V cells per load (any C).
 template <int V>
+struct LoadStager {
+  static constexpr int smem = 0;  // beyond the split buffers
+  WgRole role;
+  const float* src;
+  bool row_ok;
+  index_type c;
+  float4 x[4];
+  __device__ LoadStager(const ContractProblem<float>& p, const WgMaps&, unsigned char*, int tid, index_type c0,
+                        index_type l0, index_type r0) {
+    role.cq = tid & 1, role.kq = (tid >> 1) & 1;
+    const int row = tid >> 2;
+    role.right = row >= kT, role.rr = row & (kT - 1);
+    c = c0 + 4 * role.cq;
+    row_ok = role.right ? r0 + role.rr < p.R : l0 + role.rr < p.L;
+    src = !row_ok ? p.a : role.right ? p.b + c * p.b_c + (r0 + role.rr) * p.b_r : p.a + c * p.a_c + (l0 + role.rr) * p.a_l;
+  }
+  __device__ void load(const ContractProblem<float>& p, index_type ch) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const index_type k = ch * kKC + 4 * role.kq + i;
+      const bool ok = row_ok && k < p.K;
+      const index_type off = ok ? (role.right ? p.b_k(k) : p.a_k(k)) : 0;
+      x[i] = load_cells<V>(src + off, c, p.C, ok);
+    }
+  }
+  __device__ void start(const ContractProblem<float>& p, index_type chunks, const WgMaps&, index_type, index_type,
+                        index_type) {
+    if (chunks > 0) load(p, 0);
+  }
+  // Stage ch, split, into s; then the next stage's loads.
+  __device__ void fill(const ContractProblem<float>& p, index_type ch, index_type chunks, unsigned char* s) {
+    put_split(s + role.split_offset(), x);
+    if (ch + 1 < chunks) load(p, ch + 1);
+  }
+  __device__ void after_barrier(const ContractProblem<float>&, index_type, index_type, const WgMaps&, index_type,
+                                index_type, index_type) {}
+  __device__ void finish() {}
+};
+
+// Packed cells (cells_packed(4)) with one-level K: the Tensor Memory Accelerator copies each
+// stage's boxes (8 cells x 64 rows x 8 indices of each operand, 32 KB; zeros past C, L, R and K)
+// into one of R raw buffers, R - 1 stages ahead, with no registers and no load instructions;
+// every thread then splits its 4 cells x 4 indices of one row from there. The warp's lanes take 2
+// cell quads x 4 rows, so both the raw reads ([index][row][cell]) and the split stores are free
+// of bank conflicts.
+template <int R>
+struct TmaStager {
+  static constexpr int box = kG * kT * kKC * 4;  // one operand's box, bytes
+  static constexpr int smem = R * 2 * box + R * 8;
+  WgRole role;
+  unsigned char* raw;  // R stages of [left box][right box]
+  std::uint64_t* bar;  // R barriers: stage landed
+  int tid;
+  __device__ TmaStager(const ContractProblem<float>&, const WgMaps&, unsigned char* base, int tid_, index_type,
+                       index_type, index_type)
+      : raw(base), bar(reinterpret_cast<std::uint64_t*>(base + R * 2 * box)), tid(tid_) {
+    role.cq = tid & 1;
+    const int row = 4 * (tid >> 4) + ((tid >> 1) & 3);
+    role.kq = (tid >> 3) & 1;
+    role.right = row >= kT, role.rr = row & (kT - 1);
+  }
+  __device__ void issue(const WgMaps& maps, index_type ch, index_type c0, index_type l0, index_type r0) {
+    const int slot = static_cast<int>(ch % R);
+    unsigned char* d = raw + slot * 2 * box;
+    mbar_expect(bar + slot, 2 * box);
+    const int k0 = static_cast<int>(ch * kKC);
+    tma_load(d, &maps.a, static_cast<int>(c0), static_cast<int>(l0), k0, bar + slot);
+    tma_load(d + box, &maps.b, static_cast<int>(c0), static_cast<int>(r0), k0, bar + slot);
+  }
+  __device__ void start(const ContractProblem<float>&, index_type chunks, const WgMaps& maps, index_type c0,
+                        index_type l0, index_type r0) {
+    if (tid == 0) {
+      for (int i = 0; i < R; ++i) mbar_init(bar + i, 1);
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (tid == 0)
+      for (index_type i = 0; i < R - 1 && i < chunks; ++i) issue(maps, i, c0, l0, r0);
+  }
+  __device__ void fill(const ContractProblem<float>&, index_type ch, index_type, unsigned char* s) {
+    const int slot = static_cast<int>(ch % R);
+    mbar_wait(bar + slot, static_cast<unsigned>((ch / R) & 1));
+    const unsigned char* q =
+        raw + slot * 2 * box + (role.right ? box : 0) + ((4 * role.kq * kT + role.rr) * kG + 4 * role.cq) * 4;
+    float4 x[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) x[i] = *reinterpret_cast<const float4*>(q + i * kT * kG * 4);
+    put_split(s + role.split_offset(), x);
+  }
+  // Every thread has read stage ch - 1's raw buffer: it takes stage ch + R - 1.
+  __device__ void after_barrier(const ContractProblem<float>&, index_type ch, index_type chunks, const WgMaps& maps,
+                                index_type c0, index_type l0, index_type r0) {
+    if (tid == 0 && ch + R - 1 < chunks) issue(maps, ch + R - 1, c0, l0, r0);
+  }
+  __device__ void finish() {}
+};
+
+template <class Stager>
 __global__ void __launch_bounds__(kThreads, 1)
-    contract_wgmma_kernel(const ContractProblem<float> p, const int tiles_l, const int tiles_r, const int out_vec) {
+    contract_wgmma_kernel(const __grid_constant__ WgMaps maps, const ContractProblem<float> p, const int tiles_l,
+                          const int tiles_r, const int out_vec) {
   extern __shared__ __align__(128) unsigned char smem[];
   const int tiles = tiles_l * tiles_r;
   const index_type group = blockIdx.x / tiles;
@@ -156,44 +341,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const index_type c0 = group * kG, l0 = static_cast<index_type>(t / tiles_r) * kT,
                    r0 = static_cast<index_type>(t % tiles_r) * kT;
   const int tid = threadIdx.x;
-
-  // Staging role: cells c0 + 4 cq .. + 3, indices 4 kq .. + 3 of each stage, row `row` of the left
-  // (row < 64) or right operand.
-  const int cq = tid & 1, kq = (tid >> 1) & 1, row = tid >> 2;
-  const bool right = row >= kT;
-  const int rr = row & (kT - 1);
-  const index_type c = c0 + 4 * cq;
-  const bool row_ok = right ? r0 + rr < p.R : l0 + rr < p.L;
-  const float* src = right ? p.b + c * p.b_c + (r0 + rr) * p.b_r : p.a + c * p.a_c + (l0 + rr) * p.a_l;
-  if (!row_ok) src = p.a;
-  // This thread's 16-byte slot of a stage: cell 4 cq + j at + j cell, small at + part.
-  const int st_off = 4 * cq * kCell + (right ? 2 : 0) * kPart + (rr >> 3) * kSbo + kq * kLbo + (rr & 7) * 16;
   const index_type chunks = (p.K + kKC - 1) / kKC;
-
-  float4 x[4];  // the next stage: x[i] = cells of index 4 kq + i
-  auto load = [&](index_type ch) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const index_type k = ch * kKC + 4 * kq + i;
-      const bool ok = row_ok && k < p.K;
-      const index_type off = ok ? (right ? p.b_k(k) : p.a_k(k)) : 0;
-      x[i] = load_cells<V>(src + off, c, p.C, ok);
-    }
-  };
-  auto put = [&](int buf) {  // split x into big and small, stored per cell as 4 indices of one row
-    unsigned char* s = smem + buf * kStage + st_off;
-    const float* xs = reinterpret_cast<const float*>(x);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float4 big, small;
-      split_tf32(xs[0 * 4 + j], big.x, small.x);
-      split_tf32(xs[1 * 4 + j], big.y, small.y);
-      split_tf32(xs[2 * 4 + j], big.z, small.z);
-      split_tf32(xs[3 * 4 + j], big.w, small.w);
-      *reinterpret_cast<float4*>(s + j * kCell) = big;
-      *reinterpret_cast<float4*>(s + j * kCell + kPart) = small;
-    }
-  };
+  Stager stager(p, maps, smem + kNS * kStage, tid, c0, l0, r0);
 
   // Compute role: warpgroup wg owns cells 2 wg and 2 wg + 1.
   const int wg = tid >> 7;
@@ -217,17 +366,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     wg_commit();
   };
 
-  if (chunks > 0) load(0);
+  stager.start(p, chunks, maps, c0, l0, r0);
   for (index_type ch = 0; ch < chunks; ++ch) {
     const int buf = static_cast<int>(ch % kNS);
-    put(buf);  // buf was last read by stage ch - 2, finished by every warpgroup before the last barrier
-    if (ch + 1 < chunks) load(ch + 1);
+    // buf was last read by stage ch - 2, finished by every warpgroup before the last barrier.
+    stager.fill(p, ch, chunks, smem + buf * kStage);
     fence_async_smem();
     wg_wait<0>();  // this warpgroup's stage ch - 1 is done
     __syncthreads();
+    stager.after_barrier(p, ch, chunks, maps, c0, l0, r0);
     multiply(buf);
   }
   wg_wait<0>();
+  stager.finish();
   __syncthreads();  // every warpgroup is done reading the stages: they become the result buffer
 
   // Accumulator element e of warp w (in its warpgroup): row 16 w + lane/4 + 8 ((e/2) % 2), column
@@ -283,29 +434,61 @@ __global__ void __launch_bounds__(kThreads, 1)
   store(std::integral_constant<int, 1>{});
 }
 
-template <int V>
-void launch_wgmma(const ContractProblem<float>& p, int out_vec) {
+template <class Stager>
+void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_vec) {
+  constexpr int smem = wg_smem(Stager::smem);
+  static_assert(smem <= 227 * 1024, "wgmma needs more shared memory than a block gets");
   const index_type tiles_l = (p.L + kT - 1) / kT, tiles_r = (p.R + kT - 1) / kT;
   const index_type blocks = (p.C + kG - 1) / kG * tiles_l * tiles_r;
   if (blocks > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
   static const bool configured = [] {
-    cuda_check(cudaFuncSetAttribute(contract_wgmma_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem),
+    cuda_check(cudaFuncSetAttribute(contract_wgmma_kernel<Stager>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "algorithm 'mma': cudaFuncSetAttribute (wgmma)");
     return true;
   }();
   (void)configured;
-  contract_wgmma_kernel<V><<<static_cast<unsigned>(blocks), kThreads, kSmem>>>(p, static_cast<int>(tiles_l),
-                                                                              static_cast<int>(tiles_r), out_vec);
+  contract_wgmma_kernel<Stager><<<static_cast<unsigned>(blocks), kThreads, smem>>>(
+      maps, p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), out_vec);
   cuda_check_launch("algorithm 'mma': contract_wgmma_kernel");
+}
+
+// The TMA descriptor of one operand: (cells, rows, contracted index) with byte strides (rows,
+// k), boxes of 8 x 64 x 8, zeros out of bounds. False where the tensor map cannot describe it.
+bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type rows, index_type K, index_type row_stride,
+                index_type k_stride) {
+  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
+  static const Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    (void)cudaGetLastError();
+    return reinterpret_cast<Encode>(fn);
+  }();
+  constexpr index_type kMaxDim = index_type(1) << 31, kMaxStride = index_type(1) << 40;
+  if (!encode || C >= kMaxDim || rows >= kMaxDim || K >= kMaxDim) return false;
+  const index_type sr = row_stride * 4, sk = k_stride * 4;
+  if (sr <= 0 || sk <= 0 || sr % 16 || sk % 16 || sr >= kMaxStride || sk >= kMaxStride) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(K)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(sr), static_cast<cuuint64_t>(sk)};
+  const cuuint32_t box[3] = {kG, kT, kKC}, unit[3] = {1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(base), dims, strides, box, unit,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace
 
-void contract_wgmma_float(const ContractProblem<float>& p, int out_vec) {
-  if (p.cells_packed(4)) return launch_wgmma<4>(p, out_vec);
-  if (p.cells_packed(2)) return launch_wgmma<2>(p, out_vec);
-  launch_wgmma<1>(p, out_vec);
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma) {
+  WgMaps maps{};
+  if (tma && p.cells_packed(4) && p.K1 == 1 && p.K > 1 && encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_s0) &&
+      encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_s0))
+    return launch_wgmma<TmaStager<3>>(p, maps, out_vec);
+  if (p.cells_packed(4)) return launch_wgmma<LoadStager<4>>(p, maps, out_vec);
+  if (p.cells_packed(2)) return launch_wgmma<LoadStager<2>>(p, maps, out_vec);
+  launch_wgmma<LoadStager<1>>(p, maps, out_vec);
 }
 
 }  // namespace grain::impl

@@ -371,7 +371,7 @@ TEST(ContractDot, StridedPartialSums) {
 // (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
 // fails if the big/small split is lost. C = 19 runs the cp.async configuration (shape 1), C = 20
 // (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
-// 16-byte loads) and whatever the default picks on this device.
+// 16-byte loads; 9 at C = 20: its TMA copies) and whatever the default picks on this device.
 void mma_float_accuracy(std::size_t C, int shape) {
   constexpr std::size_t F = 125, K = 216;
   using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
@@ -425,7 +425,7 @@ void mma_float_accuracy(std::size_t C, int shape) {
 TEST(ContractMma, FloatMatchesDoubleReference) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   for (int shape : {-1, 1, 8}) mma_float_accuracy(19, shape);
-  for (int shape : {-1, 7, 8}) mma_float_accuracy(20, shape);
+  for (int shape : {-1, 7, 8, 9}) mma_float_accuracy(20, shape);
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
