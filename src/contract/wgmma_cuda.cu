@@ -21,7 +21,9 @@
 //     kLbo apart along k), padded so the 16-byte stores are free of bank conflicts;
 //   * per stage a warpgroup issues, per cell, m64n64k8 small x big, big x small, big x big (the
 //     small terms first), asynchronously, while the block splits the next stage;
-//   * results leave through shared memory so the stores are cell-contiguous, as in mma_cuda.cu.
+//   * results leave through shared memory so the stores are cell-contiguous, as in mma_cuda.cu;
+//   * where the grid's last round of blocks would run mostly empty and K is long, two blocks share
+//     each tile's stages and add their halves into the zeroed output (wgmma_splits).
 // What bounds it (H100, session 13, docs/performance.md; Nsight Compute, run 7): the L1 / shared
 // memory pipe. Each stage stores 64 KB of split operands, and the wgmmas read 96 KB (an m64n64k8
 // reads 4 KB, what shared memory delivers in the 32 cycles the TF32 peak needs for it). With
@@ -37,6 +39,8 @@
 #include <cudaTypedefs.h>
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
@@ -238,10 +242,11 @@ struct LoadStager {
   WgRole role;
   const float* src;
   bool row_ok;
-  index_type c;
+  index_type c, ch0;
   float4 x[4];
   __device__ LoadStager(const ContractProblem<float>& p, const WgMaps&, unsigned char*, int tid, index_type c0,
-                        index_type l0, index_type r0) {
+                        index_type l0, index_type r0, index_type first)
+      : ch0(first) {
     role.cq = tid & 1, role.kq = (tid >> 1) & 1;
     const int row = tid >> 2;
     role.right = row >= kT, role.rr = row & (kT - 1);
@@ -249,10 +254,10 @@ struct LoadStager {
     row_ok = role.right ? r0 + role.rr < p.R : l0 + role.rr < p.L;
     src = !row_ok ? p.a : role.right ? p.b + c * p.b_c + (r0 + role.rr) * p.b_r : p.a + c * p.a_c + (l0 + role.rr) * p.a_l;
   }
-  __device__ void load(const ContractProblem<float>& p, index_type ch) {
+  __device__ void load(const ContractProblem<float>& p, index_type ch) {  // the block's stage ch
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const index_type k = ch * kKC + 4 * role.kq + i;
+      const index_type k = (ch0 + ch) * kKC + 4 * role.kq + i;
       const bool ok = row_ok && k < p.K;
       const index_type off = ok ? (role.right ? p.b_k(k) : p.a_k(k)) : 0;
       x[i] = load_cells<V>(src + off, c, p.C, ok);
@@ -286,9 +291,10 @@ struct TmaStager {
   unsigned char* raw;  // R stages of [left box][right box]
   std::uint64_t* bar;  // R barriers: stage landed
   int tid;
+  index_type ch0;
   __device__ TmaStager(const ContractProblem<float>&, const WgMaps&, unsigned char* base, int tid_, index_type,
-                       index_type, index_type)
-      : raw(base), bar(reinterpret_cast<std::uint64_t*>(base + R * 2 * box)), tid(tid_) {
+                       index_type, index_type, index_type first)
+      : raw(base), bar(reinterpret_cast<std::uint64_t*>(base + R * 2 * box)), tid(tid_), ch0(first) {
     role.cq = tid & 1;
     const int row = 4 * (tid >> 4) + ((tid >> 1) & 3);
     role.kq = (tid >> 3) & 1;
@@ -298,7 +304,7 @@ struct TmaStager {
     const int slot = static_cast<int>(ch % R);
     unsigned char* d = raw + slot * 2 * box;
     mbar_expect(bar + slot, 2 * box);
-    const int k0 = static_cast<int>(ch * kKC);
+    const int k0 = static_cast<int>((ch0 + ch) * kKC);
     tma_load(d, &maps.a, static_cast<int>(c0), static_cast<int>(l0), k0, bar + slot);
     tma_load(d + box, &maps.b, static_cast<int>(c0), static_cast<int>(r0), k0, bar + slot);
   }
@@ -333,16 +339,20 @@ struct TmaStager {
 template <class Stager>
 __global__ void __launch_bounds__(kThreads, 1)
     contract_wgmma_kernel(const __grid_constant__ WgMaps maps, const ContractProblem<float> p, const int tiles_l,
-                          const int tiles_r, const int out_vec) {
+                          const int tiles_r, const int out_vec, const int splits) {
   extern __shared__ __align__(128) unsigned char smem[];
+  // splits > 1: the stages are shared out among `splits` blocks per tile (part-major, so the tiles
+  // of a cell group stay neighbours), which add their sums into the zeroed output.
+  const index_type items = gridDim.x / splits, item = blockIdx.x % items, part = blockIdx.x / items;
   const int tiles = tiles_l * tiles_r;
-  const index_type group = blockIdx.x / tiles;
-  const int t = static_cast<int>(blockIdx.x % tiles);
+  const index_type group = item / tiles;
+  const int t = static_cast<int>(item % tiles);
   const index_type c0 = group * kG, l0 = static_cast<index_type>(t / tiles_r) * kT,
                    r0 = static_cast<index_type>(t % tiles_r) * kT;
   const int tid = threadIdx.x;
-  const index_type chunks = (p.K + kKC - 1) / kKC;
-  Stager stager(p, maps, smem + kNS * kStage, tid, c0, l0, r0);
+  const index_type all = (p.K + kKC - 1) / kKC, share = (all + splits - 1) / splits, first = part * share;
+  const index_type chunks = first < all ? (all - first < share ? all - first : share) : 0;
+  Stager stager(p, maps, smem + kNS * kStage, tid, c0, l0, r0, first);
 
   // Compute role: warpgroup wg owns cells 2 wg and 2 wg + 1.
   const int wg = tid >> 7;
@@ -401,6 +411,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Thread e takes cells c0 + W q .. + W - 1 of one (row, col), W = out_vec.
   auto store = [&](auto vec) {
     constexpr int W = decltype(vec)::value, run = kG / W;
+    using Pack = std::conditional_t<W == 4, float4, std::conditional_t<W == 2, float2, float>>;
     for (int e = tid; e < run * kT * kT; e += kThreads) {
       const int q = e % run, rc = e / run, col = rc % kT, rw = rc / kT;
       const index_type cc = c0 + W * q, l = l0 + rw, r = r0 + col;
@@ -408,23 +419,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         float v[W];
 #pragma unroll
         for (int i = 0; i < W; ++i) v[i] = res[(W * q + i) * kOutCell + rw * kOutRow + col];
-        float* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-        if constexpr (W == 4) {
-          float4 u = make_float4(v[0], v[1], v[2], v[3]);
-          if (p.sum_into) {
-            const float4 w4 = *reinterpret_cast<const float4*>(o);
-            u.x += w4.x, u.y += w4.y, u.z += w4.z, u.w += w4.w;
-          }
-          *reinterpret_cast<float4*>(o) = u;
-        } else if constexpr (W == 2) {
-          float2 u = make_float2(v[0], v[1]);
-          if (p.sum_into) {
-            const float2 w2 = *reinterpret_cast<const float2*>(o);
-            u.x += w2.x, u.y += w2.y;
-          }
-          *reinterpret_cast<float2*>(o) = u;
+        Pack u;
+        std::memcpy(&u, v, sizeof u);
+        Pack* o = reinterpret_cast<Pack*>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r);
+        if (splits > 1) {
+          atomicAdd(o, u);
         } else {
-          *o = p.sum_into ? *o + v[0] : v[0];
+          if (p.sum_into) {
+            float w[W];
+            const Pack old = *o;
+            std::memcpy(w, &old, sizeof old);
+#pragma unroll
+            for (int i = 0; i < W; ++i) v[i] += w[i];
+            std::memcpy(&u, v, sizeof u);
+          }
+          *o = u;
         }
       }
     }
@@ -435,11 +444,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <class Stager>
-void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_vec) {
+void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_vec, int splits) {
   constexpr int smem = wg_smem(Stager::smem);
   static_assert(smem <= 227 * 1024, "wgmma needs more shared memory than a block gets");
   const index_type tiles_l = (p.L + kT - 1) / kT, tiles_r = (p.R + kT - 1) / kT;
-  const index_type blocks = (p.C + kG - 1) / kG * tiles_l * tiles_r;
+  const index_type blocks = (p.C + kG - 1) / kG * tiles_l * tiles_r * splits;
   if (blocks > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
   static const bool configured = [] {
@@ -448,9 +457,35 @@ void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_v
     return true;
   }();
   (void)configured;
+  if (splits > 1)  // the blocks add into it (dense output: checked by the caller)
+    cuda_check(cudaMemsetAsync(p.out, 0, static_cast<std::size_t>(p.C * p.L * p.R) * sizeof(float)),
+               "algorithm 'mma': zeroing the output");
   contract_wgmma_kernel<Stager><<<static_cast<unsigned>(blocks), kThreads, smem>>>(
-      maps, p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), out_vec);
+      maps, p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), out_vec, splits);
   cuda_check_launch("algorithm 'mma': contract_wgmma_kernel");
+}
+
+// How many blocks share each tile's stages: 2 where that shortens the grid by 10% or more (one
+// block per SM: rounds = ceil(blocks / SMs); halves take half as long), with at least 128 stages
+// a tile; 1 where the output is accumulated into or not dense (the halves add into a zeroed
+// output, which is exact whichever adds first: 0 + x + y = 0 + y + x). force: 2 whenever allowed
+// (tests). H100, session 13, run 9: FieldFieldTensor Q4 float (276 tiles: 3 rounds, against 5
+// of half the length) 0.82 -> 0.76 ms; FieldFieldTensor Q3 (455 tiles, 72 stages: 4 rounds
+// against 3.5) lost, 0.49 -> 0.575, to the zeroing, the atomic adds and the second result pass.
+int wgmma_splits(const ContractProblem<float>& p, bool force) {
+  const bool dense = p.o_c == 1 && p.o_l == p.C && p.o_r == p.C * p.L;
+  if (p.sum_into || !dense) return 1;
+  if (force) return 2;
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
+    return n > 0 ? n : 1;
+  }();
+  const index_type chunks = (p.K + kKC - 1) / kKC;
+  const index_type items = (p.C + kG - 1) / kG * ((p.L + kT - 1) / kT) * ((p.R + kT - 1) / kT);
+  const index_type one = (items + sms - 1) / sms, two = (2 * items + sms - 1) / sms;  // rounds
+  return chunks >= 128 && two * 10 <= one * 18 ? 2 : 1;  // two / 2 <= 0.9 one
 }
 
 // The TMA descriptor of one operand: (cells, rows, contracted index) with byte strides (rows,
@@ -481,14 +516,15 @@ bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type ro
 
 }  // namespace
 
-void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma) {
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split) {
   WgMaps maps{};
+  const int splits = wgmma_splits(p, force_split);
   if (tma && p.cells_packed(4) && p.K1 == 1 && p.K > 1 && encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_s0) &&
       encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_s0))
-    return launch_wgmma<TmaStager<3>>(p, maps, out_vec);
-  if (p.cells_packed(4)) return launch_wgmma<LoadStager<4>>(p, maps, out_vec);
-  if (p.cells_packed(2)) return launch_wgmma<LoadStager<2>>(p, maps, out_vec);
-  launch_wgmma<LoadStager<1>>(p, maps, out_vec);
+    return launch_wgmma<TmaStager<3>>(p, maps, out_vec, splits);
+  if (p.cells_packed(4)) return launch_wgmma<LoadStager<4>>(p, maps, out_vec, splits);
+  if (p.cells_packed(2)) return launch_wgmma<LoadStager<2>>(p, maps, out_vec, splits);
+  launch_wgmma<LoadStager<1>>(p, maps, out_vec, splits);
 }
 
 }  // namespace grain::impl
