@@ -33,6 +33,7 @@
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
+#include "tf32_split.cuh"
 #include "wgmma.hpp"
 
 namespace grain::impl {
@@ -214,23 +215,6 @@ __device__ __forceinline__ void tf32mma(float (&d)[4], const std::uint32_t (&a)[
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
   (void)d, (void)a, (void)b;
-  __trap();
-#endif
-}
-
-// x = big + small: big is x rounded to TF32 (its leading 11 bits, to nearest, ties away from zero:
-// the add carries into the kept bits, the mask drops the rest), small = x - big, exact in fp32.
-// small goes to the MMA as it is: a TF32 operand's low 13 bits are not used, so small keeps its
-// leading 11 bits, a loss under 2^-21 of x (the tests' worst error did not move). Three
-// instructions; the two cvt.rna.tf32.f32 they replace kept the integer pipe the busiest in the
-// kernel (Nsight Compute, H100, session 10: FieldFieldTensor Q4 float 1.50 -> 1.23 ms).
-__device__ __forceinline__ void split_tf32(float x, std::uint32_t& big, std::uint32_t& small) {
-#ifdef GRAIN_MMA_DEVICE
-  big = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
-  small = __float_as_uint(x - __uint_as_float(big));
-#else
-  (void)x;
-  big = small = 0;
   __trap();
 #endif
 }

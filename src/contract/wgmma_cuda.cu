@@ -34,7 +34,9 @@
 // registers (wgmma RS) with register loads (its fragment loads and split sat between the barrier
 // and the wgmmas), raw cp.async rings (with 200+ KB of shared memory the L1 left is too small for
 // the 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block (2 blocks an SM;
-// 16-byte runs), loads that skip L1, software prefetch of later stages (30-50% slower).
+// 16-byte runs), loads that skip L1, software prefetch of later stages (30-50% slower), and for
+// odd C one or two aligned 16-byte loads and a pick instead of four 4-byte loads (run 11: 1.5x
+// slower, twice the bytes through L1).
 #include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
 #include <cudaTypedefs.h>
 
@@ -44,6 +46,7 @@
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
+#include "tf32_split.cuh"
 #include "wgmma.hpp"
 
 namespace grain::impl {
@@ -79,11 +82,11 @@ constexpr int wg_smem(int extra) {
   return kNS * kStage + extra > kRes ? kNS * kStage + extra : kRes;
 }
 
-// x = big + small, big = x rounded to TF32, small = x - big (mma_cuda.cu's split_tf32: the MMA
-// ignores small's low 13 bits, a loss under 2^-21 of x).
-__device__ __forceinline__ void split_tf32(float x, float& big, float& small) {
-  big = __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
-  small = x - big;
+// split_tf32 (tf32_split.cuh) with both parts as floats.
+__device__ __forceinline__ void split_tf32_floats(float x, float& big, float& small) {
+  std::uint32_t b, s;
+  split_tf32(x, b, s);
+  big = __uint_as_float(b), small = __uint_as_float(s);
 }
 
 // The shared-memory matrix descriptor: start address, leading (k) and stride (row) byte offsets,
@@ -226,10 +229,10 @@ __device__ __forceinline__ void put_split(unsigned char* s, const float4 (&x)[4]
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     float4 big, small;
-    split_tf32(xs[0 * 4 + j], big.x, small.x);
-    split_tf32(xs[1 * 4 + j], big.y, small.y);
-    split_tf32(xs[2 * 4 + j], big.z, small.z);
-    split_tf32(xs[3 * 4 + j], big.w, small.w);
+    split_tf32_floats(xs[0 * 4 + j], big.x, small.x);
+    split_tf32_floats(xs[1 * 4 + j], big.y, small.y);
+    split_tf32_floats(xs[2 * 4 + j], big.z, small.z);
+    split_tf32_floats(xs[3 * 4 + j], big.w, small.w);
     *reinterpret_cast<float4*>(s + j * kCell) = big;
     *reinterpret_cast<float4*>(s + j * kCell + kPart) = small;
   }

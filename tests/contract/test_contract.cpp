@@ -430,12 +430,13 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
 // time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16; results
-// stored one cell at a time), 44 cells (a multiple of 4, a partial group of 8: results stored 4
+// stored one cell at a time; in float also with the left operand one element off its aligned
+// base), 44 cells (a multiple of 4, a partial group of 8: results stored 4
 // cells at a time in float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and 64-row tiles, several
 // tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output
 // and then accumulating into it, against a double loop on the host.
 template <class T>
-void mma_every_shape(std::size_t C) {
+void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
   constexpr std::size_t L = 70, R = 45, P = 13, D = 3;
   using HL = grain::View<T****, grain::LayoutLeft, grain::HostSpace>;
   using HO = grain::View<T***, grain::LayoutLeft, grain::HostSpace>;
@@ -445,7 +446,10 @@ void mma_every_shape(std::size_t C) {
   HO ho("out", C, L, R);
   grain::test::fill_random(hl, 901);
   grain::test::fill_random(hr, 902);
-  DL dl("left_d", C, L, P, D), dr("right_d", C, R, P, D);
+  // left_offset > 0: the left operand starts that many elements past its allocation's (16-byte
+  // aligned) start, so no kernel may assume an aligned base.
+  grain::View<T*, grain::LayoutLeft, grain::CudaSpace> left_store("left_store", C * L * P * D + left_offset);
+  DL dl(left_store.data() + left_offset, C, L, P, D), dr("right_d", C, R, P, D);
   DO dout("out_d", C, L, R);
   grain::deep_copy(dl, hl);
   grain::deep_copy(dr, hr);
@@ -485,7 +489,8 @@ void mma_every_shape(std::size_t C) {
             ADD_FAILURE() << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
                           << ", expected " << 2 * ref[i];
         }
-    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, C = " << C << ")";
+    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, C = " << C << ", left offset "
+                       << left_offset << ")";
   }
   grain::impl::contract_mma_force_shape(-1);
   EXPECT_THROW(grain::impl::contract_mma_force_shape(shapes), grain::Error);
@@ -499,6 +504,7 @@ TEST(ContractMma, EveryBlockShapeDouble) {
 TEST(ContractMma, EveryBlockShapeFloat) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   mma_every_shape<float>(37);
+  mma_every_shape<float>(37, 1);  // unaligned left base: 4-byte loads
   mma_every_shape<float>(42);
   mma_every_shape<float>(44);
 }
