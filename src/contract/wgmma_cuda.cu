@@ -29,8 +29,10 @@
 // reads 4 KB, what shared memory delivers in the 32 cycles the TF32 peak needs for it). With
 // loads through registers, each 16-byte load instruction also touches 16 lines (one 32-byte run
 // each), about 900 of the stage's 2200 L1 wavefronts; the TMA takes those off the pipe
-// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms). Odd C cannot use it: its rows are not 16-byte
-// aligned, which tensor maps require. Measured and not kept (runs 2-6): the left operand in
+// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms). C not a multiple of 4 cannot use it: its rows
+// are not 16-byte aligned, which tensor maps need of their strides and of a box's first element
+// (run 12: separate maps for even and odd rows, with a box starting 8 bytes off, stopped with an
+// illegal instruction). Measured and not kept (runs 2-6): the left operand in
 // registers (wgmma RS) with register loads (its fragment loads and split sat between the barrier
 // and the wgmmas), raw cp.async rings (with 200+ KB of shared memory the L1 left is too small for
 // the 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block (2 blocks an SM;
