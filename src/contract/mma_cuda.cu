@@ -954,8 +954,9 @@ std::atomic<int> g_forced_shape{[] {
 
 // The forced configuration, else on compute capability 9.0 and newer: 9 (wgmma, TMA copies where
 // the cells are packed) in float on 9.0 where L, R > 32 and the cells are packed or K >= 128; 7
-// for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32) with K >=
-// 128; 1 otherwise; and 0 before 9.0 (where packed was never measured). The double rule: H100,
+// for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile
+// (L, R <= 32) with K >= 128; 1 otherwise; and 0 before 9.0 (where packed was never measured).
+// The double rule: H100,
 // FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
 // cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
 // Packed double lost 2-3% at FieldFieldScalar Q2 (K = 27) and 4-10% where a cell has several
@@ -990,7 +991,8 @@ void contract_mma_any(const ContractProblem<T>& p) {
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
   const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128);
-  int shape = pick_mma_shape(major, wgmma, is_float && packed, !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128);
+  const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
+  int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   if (shape >= 8 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
   run_mma_shape(p, shape, mma_cluster(major));

@@ -257,7 +257,9 @@ struct LoadStager {
     role.right = row >= kT, role.rr = row & (kT - 1);
     c = c0 + 4 * role.cq;
     row_ok = role.right ? r0 + role.rr < p.R : l0 + role.rr < p.L;
-    src = !row_ok ? p.a : role.right ? p.b + c * p.b_c + (r0 + role.rr) * p.b_r : p.a + c * p.a_c + (l0 + role.rr) * p.a_l;
+    src = !row_ok      ? p.a
+          : role.right ? p.b + c * p.b_c + (r0 + role.rr) * p.b_r
+                       : p.a + c * p.a_c + (l0 + role.rr) * p.a_l;
   }
   __device__ void load(const ContractProblem<float>& p, index_type ch) {  // the block's stage ch
 #pragma unroll
