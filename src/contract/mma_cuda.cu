@@ -33,7 +33,7 @@
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
-#include "tf32_split.cuh"
+#include "mma_common.cuh"
 #include "wgmma.hpp"
 
 namespace grain::impl {
@@ -103,12 +103,6 @@ constexpr int out_cell() {
   }
   return -1;
 }
-
-// V elements of T stored as one access (8 or 16 bytes).
-template <class T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T x[V];
-};
 
 // The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
 template <class T, class B, int KC, int NS>
@@ -431,13 +425,7 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
         Pack<T, V> v;
 #pragma unroll
         for (int i = 0; i < V; ++i) v.x[i] = result(V * q + i, row, col);
-        auto* o = reinterpret_cast<Pack<T, V>*>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r);
-        if (p.sum_into) {
-          const Pack<T, V> w = *o;
-#pragma unroll
-          for (int i = 0; i < V; ++i) v.x[i] += w.x[i];
-        }
-        *o = v;
+        store_cells<T, V>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r, v, p.sum_into);
       }
     }
   };
@@ -831,18 +819,10 @@ __global__ void __launch_bounds__(P::threads, 1)
         Vec v = res[P::res_unit(row, col, q)];
         T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
         if (out_vec == V) {  // V cells per store
-          if (p.sum_into) {
-            const Vec w = *reinterpret_cast<const Vec*>(o);
-#pragma unroll
-            for (int i = 0; i < V; ++i) v.x[i] += w.x[i];
-          }
-          *reinterpret_cast<Vec*>(o) = v;
+          store_cells<T, V>(o, v, p.sum_into);
         } else {
 #pragma unroll
-          for (int i = 0; i < V; ++i) {
-            T* oi = o + i * p.o_c;
-            *oi = p.sum_into ? *oi + v.x[i] : v.x[i];
-          }
+          for (int i = 0; i < V; ++i) store_cells<T, 1>(o + i * p.o_c, Pack<T, 1>{{v.x[i]}}, p.sum_into);
         }
       }
     }
@@ -860,13 +840,11 @@ void launch_mma_packed(const ContractProblem<T>& p) {
     cuda_check(cudaFuncSetAttribute(contract_mma_packed_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     P::smem_bytes),
                "algorithm 'mma': cudaFuncSetAttribute");
-    int dev = 0, sms = 0, per_sm = 0;
-    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
+    int per_sm = 0;
     cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contract_mma_packed_kernel<T, P>, P::threads,
                                                              P::smem_bytes),
                "algorithm 'mma': occupancy");
-    return sms * (per_sm > 0 ? per_sm : 1);
+    return cuda_device().sm_count * (per_sm > 0 ? per_sm : 1);
   }();
   const index_type blocks = P::persistent && items > resident ? resident : items;
   contract_mma_packed_kernel<T, P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(

@@ -43,12 +43,11 @@
 #include <cudaTypedefs.h>
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "grain/contract/engine.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
-#include "tf32_split.cuh"
+#include "mma_common.cuh"
 #include "wgmma.hpp"
 
 namespace grain::impl {
@@ -84,7 +83,7 @@ constexpr int wg_smem(int extra) {
   return kNS * kStage + extra > kRes ? kNS * kStage + extra : kRes;
 }
 
-// split_tf32 (tf32_split.cuh) with both parts as floats.
+// split_tf32 (mma_common.cuh) with both parts as floats.
 __device__ __forceinline__ void split_tf32_floats(float x, float& big, float& small) {
   std::uint32_t b, s;
   split_tf32(x, b, s);
@@ -418,30 +417,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Thread e takes cells c0 + W q .. + W - 1 of one (row, col), W = out_vec.
   auto store = [&](auto vec) {
     constexpr int W = decltype(vec)::value, run = kG / W;
-    using Pack = std::conditional_t<W == 4, float4, std::conditional_t<W == 2, float2, float>>;
     for (int e = tid; e < run * kT * kT; e += kThreads) {
       const int q = e % run, rc = e / run, col = rc % kT, rw = rc / kT;
       const index_type cc = c0 + W * q, l = l0 + rw, r = r0 + col;
       if (cc < p.C && l < p.L && r < p.R) {
-        float v[W];
+        Pack<float, W> v;
 #pragma unroll
-        for (int i = 0; i < W; ++i) v[i] = res[(W * q + i) * kOutCell + rw * kOutRow + col];
-        Pack u;
-        std::memcpy(&u, v, sizeof u);
-        Pack* o = reinterpret_cast<Pack*>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r);
-        if (splits > 1) {
-          atomicAdd(o, u);
-        } else {
-          if (p.sum_into) {
-            float w[W];
-            const Pack old = *o;
-            std::memcpy(w, &old, sizeof old);
-#pragma unroll
-            for (int i = 0; i < W; ++i) v[i] += w[i];
-            std::memcpy(&u, v, sizeof u);
-          }
-          *o = u;
-        }
+        for (int i = 0; i < W; ++i) v.x[i] = res[(W * q + i) * kOutCell + rw * kOutRow + col];
+        store_cells<float, W>(p.out + cc * p.o_c + l * p.o_l + r * p.o_r, v, p.sum_into, splits > 1);
       }
     }
   };
@@ -483,12 +466,7 @@ int wgmma_splits(const ContractProblem<float>& p, bool force) {
   const bool dense = p.o_c == 1 && p.o_l == p.C && p.o_r == p.C * p.L;
   if (p.sum_into || !dense) return 1;
   if (force) return 2;
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "algorithm 'mma': SM count");
-    return n > 0 ? n : 1;
-  }();
+  const index_type sms = cuda_device().sm_count > 0 ? cuda_device().sm_count : 1;
   const index_type chunks = (p.K + kKC - 1) / kKC;
   const index_type items = (p.C + kG - 1) / kG * ((p.L + kT - 1) / kT) * ((p.R + kT - 1) / kT);
   const index_type one = (items + sms - 1) / sms, two = (2 * items + sms - 1) / sms;  // rounds
