@@ -280,7 +280,6 @@ struct LoadStager {
   }
   __device__ void after_barrier(const ContractProblem<float>&, index_type, index_type, const WgMaps&, index_type,
                                 index_type, index_type) {}
-  __device__ void finish() {}
 };
 
 // Packed cells (cells_packed(4)) with one-level K: the Tensor Memory Accelerator copies each
@@ -339,7 +338,6 @@ struct TmaStager {
                                 index_type c0, index_type l0, index_type r0) {
     if (tid == 0 && ch + R - 1 < chunks) issue(maps, ch + R - 1, c0, l0, r0);
   }
-  __device__ void finish() {}
 };
 
 template <class Stager>
@@ -394,7 +392,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     multiply(buf);
   }
   wg_wait<0>();
-  stager.finish();
   __syncthreads();  // every warpgroup is done reading the stages: they become the result buffer
 
   // Accumulator element e of warp w (in its warpgroup): row 16 w + lane/4 + 8 ((e/2) % 2), column
