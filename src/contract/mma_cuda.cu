@@ -877,8 +877,9 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //      split once), loads through registers; 9: the same with the stages copied by the TMA where
 //      the cells are packed by 4 and K is one level (else as 8); 10: 9 with each tile's stages
 //      always shared between 2 blocks where the output allows it (8 and 9 do so where it shortens
-//      the grid's last round). Compute capability 9.0 only (sm_90a); double, and other devices,
-//      run 1 (0 before 9.0).
+//      the grid's last round); 11: 9 with 2 TMA stages in flight whatever K (9 keeps 3 in flight
+//      where a block runs at most 32 stages). Compute capability 9.0 only (sm_90a); double, and
+//      other devices, run 1 (0 before 9.0).
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -892,7 +893,7 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
 // its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 11;
+constexpr int kMmaShapes = 12;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -909,7 +910,9 @@ void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
     case 8:
     case 9:
     case 10:
-      if constexpr (std::is_same_v<T, float>) contract_wgmma_float(p, out_cells_vector(p), shape >= 9, shape == 10);
+    case 11:
+      if constexpr (std::is_same_v<T, float>)
+        contract_wgmma_float(p, out_cells_vector(p), shape >= 9, shape == 10, shape == 11 ? 2 : 0);
       break;
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;

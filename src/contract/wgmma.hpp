@@ -9,7 +9,8 @@ namespace grain::impl {
 // out (+)= the FieldField contraction of p, cells unit-stride in both inputs; out_vec: how many
 // neighbouring cells one result store may write (1, 2 or 4, as mma_cuda.cu's out_cells_vector);
 // tma: copy the stages with the TMA where the cells allow it; force_split: share each tile's
-// stages between 2 blocks wherever the output allows it (tests; else chosen by the grid's rounds).
-void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split);
+// stages between 2 blocks wherever the output allows it (tests; else chosen by the grid's rounds);
+// lead: TMA stages in flight, 2 or 3 (tests), or 0: chosen by the stages a block runs.
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split, int lead = 0);
 
 }  // namespace grain::impl

@@ -284,14 +284,16 @@ struct LoadStager {
 
 // Packed cells (cells_packed(4)) with one-level K: the Tensor Memory Accelerator copies each
 // stage's boxes (8 cells x 64 rows x 8 indices of each operand, 32 KB; zeros past C, L, R and K)
-// into one of R raw buffers, R - 1 stages ahead, with no registers and no load instructions;
+// into one of R raw buffers, A stages ahead (A = R - 1 or R: a raw buffer is free once the block
+// barrier after its stage's split has passed), with no registers and no load instructions;
 // every thread then splits its 4 cells x 4 indices of one row from there. The warp's lanes take 2
 // cell quads x 4 rows, so both the raw reads ([index][row][cell]) and the split stores are free
 // of bank conflicts.
-template <int R>
+template <int R, int A>
 struct TmaStager {
   static constexpr int box = kG * kT * kKC * 4;  // one operand's box, bytes
   static constexpr int smem = R * 2 * box + R * 8;
+  static_assert(A == R || A == R - 1, "TmaStager: A stages ahead need R or R + 1 raw buffers");
   WgRole role;
   unsigned char* raw;  // R stages of [left box][right box]
   std::uint64_t* bar;  // R barriers: stage landed
@@ -321,7 +323,7 @@ struct TmaStager {
     }
     __syncthreads();
     if (tid == 0)
-      for (index_type i = 0; i < R - 1 && i < chunks; ++i) issue(maps, i, c0, l0, r0);
+      for (index_type i = 0; i < A && i < chunks; ++i) issue(maps, i, c0, l0, r0);
   }
   __device__ void fill(const ContractProblem<float>&, index_type ch, index_type, unsigned char* s) {
     const int slot = static_cast<int>(ch % R);
@@ -333,10 +335,10 @@ struct TmaStager {
     for (int i = 0; i < 4; ++i) x[i] = *reinterpret_cast<const float4*>(q + i * kT * kG * 4);
     put_split(s + role.split_offset(), x);
   }
-  // Every thread has read stage ch - 1's raw buffer: it takes stage ch + R - 1.
+  // Every thread has read stage ch's raw buffer: it takes stage ch + A.
   __device__ void after_barrier(const ContractProblem<float>&, index_type ch, index_type chunks, const WgMaps& maps,
                                 index_type c0, index_type l0, index_type r0) {
-    if (tid == 0 && ch + R - 1 < chunks) issue(maps, ch + R - 1, c0, l0, r0);
+    if (tid == 0 && ch + A < chunks) issue(maps, ch + A, c0, l0, r0);
   }
 };
 
@@ -498,14 +500,27 @@ bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type ro
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. H100,
+// session 14, run 3, two rounds at four budgets each (docs/performance.md): FieldFieldScalar Q3
+// float (K = 64, 8 stages) 5-6% faster with 3 at every budget (0.716 -> 0.681 ms at 512 MiB, ahead
+// of cuBLAS's 0.69); at 72 stages (FieldFieldTensor Q3) 0-12% slower, at 122 (FieldFieldTensor
+// Q4, split) from 7% faster to 7% slower by budget. A short tile is the prologue's latency: the
+// third stage's copy starts with the first two.
+int wgmma_lead(const ContractProblem<float>& p, int splits) {
+  const index_type stages = ((p.K + kKC - 1) / kKC + splits - 1) / splits;
+  return stages <= 32 ? 3 : 2;
+}
+
 }  // namespace
 
-void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split) {
+void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split, int lead) {
   WgMaps maps{};
   const int splits = wgmma_splits(p, force_split);
   if (tma && p.cells_packed(4) && p.K1 == 1 && p.K > 1 && encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_s0) &&
-      encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_s0))
-    return launch_wgmma<TmaStager<3>>(p, maps, out_vec, splits);
+      encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_s0)) {
+    if ((lead ? lead : wgmma_lead(p, splits)) == 3) return launch_wgmma<TmaStager<3, 3>>(p, maps, out_vec, splits);
+    return launch_wgmma<TmaStager<3, 2>>(p, maps, out_vec, splits);
+  }
   if (p.cells_packed(4)) return launch_wgmma<LoadStager<4>>(p, maps, out_vec, splits);
   if (p.cells_packed(2)) return launch_wgmma<LoadStager<2>>(p, maps, out_vec, splits);
   launch_wgmma<LoadStager<1>>(p, maps, out_vec, splits);
