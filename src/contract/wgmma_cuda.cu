@@ -12,8 +12,9 @@
 //   * each stage is KC = 8 contracted indices, and every thread splits 4 cells x 4 indices of one
 //     row (left rows 0-63, right rows 64-127). Where the cells are packed by 4 (cells_packed(4))
 //     and K is one level, the Tensor Memory Accelerator copies the stage's two boxes (8 cells x
-//     64 rows x 8 indices; zeros past C, L, R and K) into shared memory, 2 stages ahead, and the
-//     thread reads its values there (TmaStager). Otherwise the thread loads them into registers
+//     64 rows x 8 indices; zeros past C, L, R and K) into shared memory, 2 stages ahead (3 where
+//     a block runs at most 32 stages: wgmma_lead), and the thread reads its values there
+//     (TmaStager). Otherwise the thread loads them into registers
 //     one stage ahead (LoadStager): 16-byte loads where the cells are packed by 4, 8-byte where
 //     by 2, else 4-byte, neighbouring threads on neighbouring cells (32-byte runs of 8 cells);
 //   * the split values go to shared memory in the canonical K-major layout wgmma reads without
@@ -29,16 +30,20 @@
 // reads 4 KB, what shared memory delivers in the 32 cycles the TF32 peak needs for it). With
 // loads through registers, each 16-byte load instruction also touches 16 lines (one 32-byte run
 // each), about 900 of the stage's 2200 L1 wavefronts; the TMA takes those off the pipe
-// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms). C not a multiple of 4 cannot use it: its rows
-// are not 16-byte aligned, which tensor maps need of their strides and of a box's first element
-// (run 12: separate maps for even and odd rows, with a box starting 8 bytes off, stopped with an
-// illegal instruction). Measured and not kept (runs 2-6): the left operand in
+// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms), and the L2 bounds the TMA path instead (session
+// 14, run 2: 84-94% busy), its requests being the boxes' 32-byte runs. C not a multiple of 4
+// cannot use it: its rows are not 16-byte aligned, which tensor maps need of their strides and of
+// a box's first element (run 12: separate maps for even and odd rows, with a box starting 8 bytes
+// off, stopped with an illegal instruction). Measured and not kept (runs 2-6): the left operand in
 // registers (wgmma RS) with register loads (its fragment loads and split sat between the barrier
 // and the wgmmas), raw cp.async rings (with 200+ KB of shared memory the L1 left is too small for
 // the 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block (2 blocks an SM;
 // 16-byte runs), loads that skip L1, software prefetch of later stages (30-50% slower), and for
 // odd C one or two aligned 16-byte loads and a pick instead of four 4-byte loads (run 11: 1.5x
-// slower, twice the bytes through L1).
+// slower, twice the bytes through L1). Session 14 (docs/variants-s14): for odd C, lanes on 8-cell
+// runs (no faster) and TMA boxes per row / index class mod 4, 12 cells from an aligned start (7-20%
+// slower: each 32-byte run costs 2 L2 sectors); TMA multicast to the blocks of a cell group's
+// tiles in 2 x 2 or 1 x 2 clusters (up to 27% slower at the suite's FieldFieldTensor Q4 float).
 #include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
 #include <cudaTypedefs.h>
 
