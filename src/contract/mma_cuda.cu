@@ -960,15 +960,11 @@ template <class T>
 void contract_mma_any(const ContractProblem<T>& p) {
   const char* fn = p.function;
   if (p.C == 0 || p.L == 0 || p.R == 0 || p.K == 0) return;  // the engine handles K = 0
-  int dev = 0, major = 0, minor = 0;
-  cuda_check(cudaGetDevice(&dev), "algorithm 'mma': cudaGetDevice");
-  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
-             "algorithm 'mma': cudaDeviceGetAttribute");
-  cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
-             "algorithm 'mma': cudaDeviceGetAttribute");
+  const CudaDeviceInfo& device = cuda_device();  // the runtime's device, queried once
+  const int major = device.cc_major, minor = device.cc_minor;
   if (major < 8)
     throw_error(fn, ": algorithm 'mma' needs FP64 and TF32 tensor cores (compute capability 8.0 or newer); device ",
-                dev, " has ", major, ".x");
+                device.id, " has ", major, ".", minor);
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
   const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128);

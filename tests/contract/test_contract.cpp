@@ -371,7 +371,8 @@ TEST(ContractDot, StridedPartialSums) {
 // (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
 // fails if the big/small split is lost. C = 19 runs the cp.async configuration (shape 1), C = 20
 // (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
-// 16-byte loads; 9 at C = 20: its TMA copies) and whatever the default picks on this device.
+// 16-byte loads; 9 at C = 20: its TMA copies, 3 stages in flight; 10: split K; 11 at C = 20: TMA
+// with 2 stages in flight) and whatever the default picks on this device.
 void mma_float_accuracy(std::size_t C, int shape) {
   constexpr std::size_t F = 125, K = 216;
   using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
@@ -388,9 +389,13 @@ void mma_float_accuracy(std::size_t C, int shape) {
   grain::deep_copy(dr, hr);
   grain::ContractOptions opt;
   opt.algorithm = ContractAlgorithm::Mma;
-  grain::impl::contract_mma_force_shape(shape);
-  grain::contract_field_field_scalar(dout, dl, dr, opt);
-  grain::impl::contract_mma_force_shape(-1);
+  {
+    grain::impl::contract_mma_force_shape(shape);
+    struct Unforce {  // back to Auto's choice even if the call throws
+      ~Unforce() { grain::impl::contract_mma_force_shape(-1); }
+    } unforce;
+    grain::contract_field_field_scalar(dout, dl, dr, opt);
+  }
   grain::deep_copy(ho, dout);
   auto tf32 = [](float x) {  // round to nearest (ties away), 10 explicit mantissa bits
     std::uint32_t b;
@@ -414,11 +419,12 @@ void mma_float_accuracy(std::size_t C, int shape) {
         const double err = std::abs(double(ho(c, l, r)) - ref);
         worst = std::max(worst, err / tol_for<float>(K, mag));
         worst_tf32 = std::max(worst_tf32, std::abs(one_pass - ref) / tol_for<float>(K, mag));
-        ASSERT_LE(err, tol_for<float>(K, mag)) << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
-                                               << ", double reference " << ref;
+        ASSERT_LE(err, tol_for<float>(K, mag))
+            << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
+            << ", double reference " << ref;
       }
-  std::printf("[ contract ] mma float, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n", C,
-              shape, worst, worst_tf32);
+  std::printf("[ contract ] mma float, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n",
+              C, shape, worst, worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
@@ -431,10 +437,10 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
 // time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16; results
 // stored one cell at a time; in float also with the left operand one element off its aligned
-// base), 44 cells (a multiple of 4, a partial group of 8: results stored 4
-// cells at a time in float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and 64-row tiles, several
-// tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output
-// and then accumulating into it, against a double loop on the host.
+// base), 44 cells (a multiple of 4, a partial group of 8: results stored 4 cells at a time in
+// float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and
+// 64-row tiles, several tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting
+// a NaN-poisoned output and then accumulating into it, against a double loop on the host.
 template <class T>
 void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
   constexpr std::size_t L = 70, R = 45, P = 13, D = 3;
