@@ -160,6 +160,55 @@ GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, 
   }
 }
 
+// Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
+// `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses
+// overlap the current cell's FMAs instead of coming all at once. Default-constructed: no lines.
+struct HostLinePrefetcher {
+  const char* base[2] = {nullptr, nullptr};
+  index_type rows[2] = {0, 0}, stride[2] = {0, 0}, bytes = 0, share = 0;
+  int op = 2;  // the operand being walked (2: done)
+  index_type r = 0, off = 0;
+
+  // Over `steps` calls of step().
+  HostLinePrefetcher() = default;
+  HostLinePrefetcher(const char* a, index_type a_rows, index_type a_stride, const char* b, index_type b_rows,
+                     index_type b_stride, index_type row_bytes, index_type steps)
+      : base{a, b}, rows{a_rows, b_rows}, stride{a_stride, b_stride}, bytes(row_bytes), op(0) {
+    const index_type lines = (a_rows + b_rows) * ((row_bytes + 63) / 64);
+    share = (lines + steps - 1) / steps;
+  }
+  void step() {
+    for (index_type n = share; n > 0 && op < 2; --n) {
+#if defined(__GNUC__)
+      __builtin_prefetch(base[op] + r * stride[op] + off, 0, 3);
+#endif
+      off += 64;
+      if (off >= bytes) {
+        off = 0;
+        if (++r == rows[op]) r = 0, ++op;
+      }
+    }
+  }
+};
+
+// Whether a thread prefetches its next cell's operands, by their rows' length in bytes. One core
+// of the AMD EPYC (session 15, docs/performance.md; 2 threads, 128 MiB): rows of 216 B to 1.9 KB
+// (FieldField Q2, Q3 Scalar / Vector, Q4 Scalar, Q1 Tensor) ran 10-55% faster, e.g.
+// FieldFieldVector Q2 float 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar
+// float) are already streamed at the copy rate and slowed by up to 35%; from 2.3 KB (FieldFieldTensor
+// Q3, Q4 Vector / Tensor) the hardware's stream prefetcher keeps up and the extra requests cost
+// 3-7%. Prefetching 2 or more cells ahead was slower at every Q1 case.
+inline bool host_prefetch_next_cell(index_type row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
+
+// f(std::integral_constant<int, m>{}) for a run-time 1 <= m <= M.
+template <int M, class F>
+GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
+  if constexpr (M > 1) {
+    if (m < M) return host_rows_dispatch<M - 1>(m, f);
+  }
+  f(std::integral_constant<int, M>{});
+}
+
 // One team (one host thread) per (cell, panel of left rows). Scratch: the cell's right operand as
 // ceil(R / NR) panels of K x NR (fields past R zero), and, where the left rows are not unit-stride
 // along K (LayoutLeft, a broadcast), the panel's left rows packed row by row.
@@ -168,6 +217,7 @@ struct ContractBlockHostGemmKernel {
   ContractProblem<T> p;
   index_type panels, rows;  // left-row panels per cell, rows per panel
   bool a_unit;              // left rows unit-stride along K: read in place
+  bool prefetch;            // ask for the next cell's operands while this one computes
 
   static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type rows, bool a_unit) {
     const index_type np = (p.R + NR - 1) / NR;
@@ -210,6 +260,14 @@ struct ContractBlockHostGemmKernel {
         }
       }
     }
+    // The next cell's operands (the next team of this thread), a share before each block of rows.
+    HostLinePrefetcher pf;
+    if (prefetch && panels == 1 && c + 1 < p.C && b_unit && a_unit) {
+      const index_type E = static_cast<index_type>(sizeof(T));
+      pf = HostLinePrefetcher(reinterpret_cast<const char*>(p.a + (c + 1) * p.a_c), p.L, p.a_l * E,
+                              reinterpret_cast<const char*>(p.b + (c + 1) * p.b_c), p.R, p.b_r * E, K * E,
+                              np * ((l_end - l_begin + MR - 1) / MR));
+    }
     const T* a = p.a + c * p.a_c + l_begin * p.a_l;
     index_type lda = p.a_l;
     if (!a_unit) {
@@ -223,10 +281,10 @@ struct ContractBlockHostGemmKernel {
       const T* panel = bt + q * NR * K;
       const index_type r0 = q * NR, nr = p.R - r0 < NR ? p.R - r0 : NR;
       index_type l = l_begin;
-      // MR rows at a time, then the rest in 4, 2 and 1.
       auto rows_of = [&](auto mr) {
         constexpr int M = decltype(mr)::value;
         T acc[M][NR];
+        pf.step();
         host_gemm_rows<T, M, NR>(K, a + (l - l_begin) * lda, lda, panel, acc);
         for (int i = 0; i < M; ++i) {
           T* o = p.out_at(c, l + i, r0);
@@ -244,12 +302,12 @@ struct ContractBlockHostGemmKernel {
         }
         l += M;
       };
-      while (l_end - l >= MR) rows_of(std::integral_constant<int, MR>{});
-      if constexpr (MR > 4) {
-        if (l_end - l >= 4) rows_of(std::integral_constant<int, 4>{});
-      }
-      if (l_end - l >= 2) rows_of(std::integral_constant<int, 2>{});
-      if (l_end - l >= 1) rows_of(std::integral_constant<int, 1>{});
+      // The rows in ceil(n / MR) blocks of as equal a size as possible (27 rows: 6 6 5 5 5, not
+      // 6 6 6 6 2 1): a block of M rows keeps 2M accumulator chains, and below about 8 of them
+      // the FMA latency, not the FMA pipes, sets its pace.
+      const index_type n = l_end - l_begin, blocks = (n + MR - 1) / MR;
+      for (index_type bl = 0; bl < blocks; ++bl)
+        host_rows_dispatch<MR>(static_cast<int>(n / blocks + (bl < n % blocks ? 1 : 0)), rows_of);
     }
   }
 };
@@ -275,7 +333,8 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     const bool a_unit = p.a_k_unit();
     TeamPolicy<Exec> policy(p.C * panels, AUTO);
     policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit)));
-    parallel_for(policy, K{p, panels, rows, a_unit});
+    const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
+    parallel_for(policy, K{p, panels, rows, a_unit, prefetch});
   };
   if (p.R <= V)
     run(std::integral_constant<int, V>{}, std::integral_constant<int, 8>{});
