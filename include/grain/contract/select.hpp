@@ -16,8 +16,8 @@
 // Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
 //   CPU (Serial, OpenMP): FieldField block — each cell's GEMM over its right operand packed
 //       into field panels, MR x NR register blocks (ContractBlockHostGemmKernel) — except cells
-//       of at most 8 x 8 outputs with K >= 32 in LayoutRight, or at most 8 x 8 in LayoutLeft:
-//       flat. Data kernels: flat — vectorized across cells (LayoutLeft) or along K
+//       of at most 8 x 8 outputs with K >= 32 in LayoutRight (in double, only from K = 257,
+//       where block no longer prefetches the next cell), or at most 8 x 8 in LayoutLeft: flat. Data kernels: flat — vectorized across cells (LayoutLeft) or along K
 //       (LayoutRight), split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
@@ -50,6 +50,7 @@
 
 #include <string>
 
+#include "grain/contract/algorithms/host_simd.hpp"  // host_prefetch_next_cell
 #include "grain/contract/options.hpp"
 #include "grain/contract/problem.hpp"
 #include "grain/contract/tuning.hpp"  // issue 4: the measured winners of `grain tune`
@@ -116,11 +117,14 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // (vectorized along K) were 1.3-1.7x ahead at K = 72: with 8 x 8 cells, packing the right
     // operand costs more than its 8 rows of FMAs. In LayoutLeft block packs strided operands and
     // was still 1.2-17x ahead of flat's cell-vectorized rows with more than 8 x 8 outputs per
-    // cell; flat was 1.1-1.8x ahead on the Q1 cases and FieldFieldVector Q2.
+    // cell; flat was 1.1-1.8x ahead on the Q1 cases and FieldFieldVector Q2. Session 15: where
+    // block prefetches the next cell (host_prefetch_next_cell), it is ahead at FieldFieldTensor Q1
+    // double too (8.6 against flat's 11.3 ms, 2 threads, 128 MiB), not in float (9.5 against 8.6).
     if (family == 2) {
       const bool small_cells = p.L * p.R <= 64;
       if (p.cells_fastest()) return small_cells ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
-      return small_cells && p.K >= 32 ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
+      const bool block_prefetches = sizeof(T) == 8 && host_prefetch_next_cell(p.K * index_type(sizeof(T)));
+      return small_cells && p.K >= 32 && !block_prefetches ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
     }
     return ContractAlgorithm::Flat;
   }

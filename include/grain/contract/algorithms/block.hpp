@@ -191,15 +191,6 @@ struct HostLinePrefetcher {
   }
 };
 
-// Whether a thread prefetches its next cell's operands, by their rows' length in bytes. One core
-// of the AMD EPYC (session 15, docs/performance.md; 2 threads, 128 MiB): rows of 216 B to 1.9 KB
-// (FieldField Q2, Q3 Scalar / Vector, Q4 Scalar, Q1 Tensor) ran 10-55% faster, e.g.
-// FieldFieldVector Q2 float 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar
-// float) are already streamed at the copy rate and slowed by up to 35%; from 2.3 KB (FieldFieldTensor
-// Q3, Q4 Vector / Tensor) the hardware's stream prefetcher keeps up and the extra requests cost
-// 3-7%. Prefetching 2 or more cells ahead was slower at every Q1 case.
-inline bool host_prefetch_next_cell(index_type row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
-
 // f(std::integral_constant<int, m>{}) for a run-time 1 <= m <= M.
 template <int M, class F>
 GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {

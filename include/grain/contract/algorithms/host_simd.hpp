@@ -1,5 +1,5 @@
-// Host vector helpers for the contraction kernels' CPU paths: the host's vector width, and W x W
-// transposes of W-element vectors in registers (GCC vector extensions).
+// Host vector helpers for the contraction kernels' CPU paths: the host's vector width, W x W
+// transposes of W-element vectors in registers (GCC vector extensions), and when `block` prefetches.
 //
 // GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, outside nvcc's
 // translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Clang (which
@@ -23,6 +23,16 @@ inline constexpr int kHostVectorBytes = 32;
 #else
 inline constexpr int kHostVectorBytes = 16;
 #endif
+
+// Whether `block`'s CPU FieldField kernel (ContractBlockHostGemmKernel) prefetches a thread's
+// next cell's operands, by the length of their rows in bytes. AMD EPYC, 2 threads, 128 MiB
+// (session 15, docs/performance.md): with rows of 216 B to 1.9 KB (FieldField Q2, Q3 Scalar /
+// Vector, Q4 Scalar, Q1 Tensor double) the kernel ran 10-55% faster, e.g. FieldFieldVector Q2
+// float 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar float), already
+// read at about the copy rate, slowed by up to 35%; from 2.3 KB (FieldFieldTensor Q3, Q4 Vector /
+// Tensor) by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells
+// ahead was slower at every Q1 case.
+inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
     !defined(__INTEL_COMPILER)
