@@ -415,7 +415,8 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
 
 // The CPU model for FieldField (no tuning file, session 11): block's per-cell GEMM, except flat's
 // rows for cells of at most 8 x 8 outputs with K >= 32 (packing the right operand then costs more
-// than its 8 rows of FMAs).
+// than its 8 rows of FMAs), but in double only where block does not prefetch the next cell
+// (rows of more than 2048 bytes; session 15).
 TEST(ContractTuning, CpuModelForFieldField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -425,6 +426,10 @@ TEST(ContractTuning, CpuModelForFieldField) {
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(524288, 8, 8), e), ContractAlgorithm::Block);   // Q1 scalar
     EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(87381, 8, 24), e), ContractAlgorithm::Block);  // Q1 vector
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(58254, 8, 72), e), ContractAlgorithm::Flat);    // Q1 tensor
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(29127, 8, 72), e), ContractAlgorithm::Block);  // prefetched rows
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(29127, 8, 256), e), ContractAlgorithm::Block); // 2048-byte rows
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(8192, 8, 257), e), ContractAlgorithm::Flat);   // not prefetched
+    EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(29127, 8, 24), e), ContractAlgorithm::Block);  // K < 32
     EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(23014, 27, 27), e), ContractAlgorithm::Block);
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(138, 125, 1944), e), ContractAlgorithm::Block);
     EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(1, 9, 4096), e), ContractAlgorithm::Block);

@@ -160,37 +160,6 @@ GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, 
   }
 }
 
-// Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
-// `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses
-// overlap the current cell's FMAs instead of coming all at once. Default-constructed: no lines.
-struct HostLinePrefetcher {
-  const char* base[2] = {nullptr, nullptr};
-  index_type rows[2] = {0, 0}, stride[2] = {0, 0}, bytes = 0, share = 0;
-  int op = 2;  // the operand being walked (2: done)
-  index_type r = 0, off = 0;
-
-  // Over `steps` calls of step().
-  HostLinePrefetcher() = default;
-  HostLinePrefetcher(const char* a, index_type a_rows, index_type a_stride, const char* b, index_type b_rows,
-                     index_type b_stride, index_type row_bytes, index_type steps)
-      : base{a, b}, rows{a_rows, b_rows}, stride{a_stride, b_stride}, bytes(row_bytes), op(0) {
-    const index_type lines = (a_rows + b_rows) * ((row_bytes + 63) / 64);
-    share = (lines + steps - 1) / steps;
-  }
-  void step() {
-    for (index_type n = share; n > 0 && op < 2; --n) {
-#if defined(__GNUC__)
-      __builtin_prefetch(base[op] + r * stride[op] + off, 0, 3);
-#endif
-      off += 64;
-      if (off >= bytes) {
-        off = 0;
-        if (++r == rows[op]) r = 0, ++op;
-      }
-    }
-  }
-};
-
 // f(std::integral_constant<int, m>{}) for a run-time 1 <= m <= M.
 template <int M, class F>
 GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {

@@ -34,6 +34,37 @@ inline constexpr int kHostVectorBytes = 16;
 // ahead was slower at every Q1 case.
 inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
 
+// Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
+// `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses
+// overlap the current cell's FMAs instead of coming all at once. Default-constructed: no lines.
+struct HostLinePrefetcher {
+  const char* base[2] = {nullptr, nullptr};
+  std::int64_t rows[2] = {0, 0}, stride[2] = {0, 0}, bytes = 0, share = 0;
+  int op = 2;  // the operand being walked (2: done)
+  std::int64_t r = 0, off = 0;
+
+  // Over `steps` calls of step().
+  HostLinePrefetcher() = default;
+  HostLinePrefetcher(const char* a, std::int64_t a_rows, std::int64_t a_stride, const char* b, std::int64_t b_rows,
+                     std::int64_t b_stride, std::int64_t row_bytes, std::int64_t steps)
+      : base{a, b}, rows{a_rows, b_rows}, stride{a_stride, b_stride}, bytes(row_bytes), op(0) {
+    const std::int64_t lines = (a_rows + b_rows) * ((row_bytes + 63) / 64);
+    share = (lines + steps - 1) / steps;
+  }
+  void step() {
+    for (std::int64_t n = share; n > 0 && op < 2; --n) {
+#if defined(__GNUC__)
+      __builtin_prefetch(base[op] + r * stride[op] + off, 0, 3);
+#endif
+      off += 64;
+      if (off >= bytes) {
+        off = 0;
+        if (++r == rows[op]) r = 0, ++op;
+      }
+    }
+  }
+};
+
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
     !defined(__INTEL_COMPILER)
 #define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
