@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 15, run 3: the final binaries. The contract and tuning suites on the H100 and memcheck
+# Session 15, run 3: the final binaries. Every GPU test suite on the H100 and memcheck
 # over the contract suite's CUDA tests; LayoutRight FieldField Q1 on the GPU with the binary
 # before (old) and after (new) team-small-k's swapped pack order for 2-pack rows, three rounds
 # alternating; the CPU DataField suite on 2 Xeon threads, x86-64-v3 builds before (old) and
@@ -8,7 +8,8 @@ set -u
 out=${OUT:-exp3}
 mkdir -p "$out/x"
 C=.device-carry
-for t in grain_contract_tests grain_contract_tuning_tests; do
+[ -f $C/grain-gpu-old.xz ] && xz -d -k -f $C/grain-gpu-old.xz
+for t in grain_contract_tests grain_contract_tuning_tests grain_core_tests grain_cp_tests grain_examples_tests grain_sparse_tests; do
   GRAIN_TEST_SMALL=1 $C/tests/$t --gtest_brief=1 2>&1 | grep -E "^\[  (PASSED|FAILED)  \]|FAILED"
   echo "$t rc=${PIPESTATUS[0]}"
 done
