@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "grain/contract/algorithms/flat.hpp"  // ContractFlatRowKernel, tested directly below
 #include "grain/contract/engine.hpp"
 
 #include "contract_test_util.hpp"
@@ -353,6 +354,53 @@ void check_dot_strided(std::mt19937_64& g) {
     const double tol = 4.0 * double(n + 1) * double(std::numeric_limits<T>::epsilon()) * double(mag);
     EXPECT_LE(std::abs(double(got) - double(ref)), tol) << "A = " << A << ", n = " << n;
   }
+}
+
+// The CPU `flat` rows (LayoutRight, unit-stride K) in both field orders, whichever one this host's
+// Auto path takes (one field at a time on AMD, blocks of W and of 4 fields elsewhere): a
+// DataFieldScalar problem with 19 fields (a W block, a block of 4, 3 single fields) and rows of
+// 61 elements (longer than kFlatShortRow in both types), overwrite and sum_into, against a long
+// double loop on random non-zero data.
+template <class T>
+void check_flat_row_orders(std::mt19937_64& g) {
+  constexpr grain::index_type C = 7, R = 19, K = 61;
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  std::vector<T> a(std::size_t(C * K)), b(std::size_t(C * R * K)), init(std::size_t(C * R));
+  for (T& v : a) v = rnd();
+  for (T& v : b) v = rnd();
+  for (T& v : init) v = rnd();
+  grain::impl::ContractProblem<T> p;
+  p.kernel = grain::ContractKernel::DataFieldScalar;
+  p.C = C, p.L = 1, p.R = R;
+  p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+  p.a_c = K, p.b_c = R * K, p.b_r = K, p.o_c = R, p.o_r = 1;
+  p.canonicalize();
+  p.a = a.data(), p.b = b.data();
+  for (bool one : {false, true}) {
+    for (bool sum_into : {false, true}) {
+      std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+      p.out = out.data(), p.sum_into = sum_into;
+      const grain::impl::ContractFlatRowKernel<T> kernel{p, one};
+      for (grain::index_type o = 0; o < C; ++o) kernel(o);
+      for (grain::index_type c = 0; c < C; ++c)
+        for (grain::index_type r = 0; r < R; ++r) {
+          long double ref = sum_into ? init[std::size_t(c * R + r)] : 0, mag = std::fabs(double(ref));
+          for (grain::index_type k = 0; k < K; ++k) {
+            const long double t = (long double)a[std::size_t(c * K + k)] * b[std::size_t((c * R + r) * K + k)];
+            ref += t, mag += std::fabs((double)t);
+          }
+          EXPECT_LE(std::abs(double(out[std::size_t(c * R + r)]) - double(ref)), tol_for<T>(K, double(mag)))
+              << "one field at a time = " << one << ", sum_into = " << sum_into << ", cell " << c << ", field " << r;
+        }
+    }
+  }
+}
+
+TEST(ContractFlatRows, BothFieldOrders) {
+  std::mt19937_64 g(1515);
+  check_flat_row_orders<float>(g);
+  check_flat_row_orders<double>(g);
 }
 
 TEST(ContractDot, StridedPartialSums) {

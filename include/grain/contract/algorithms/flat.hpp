@@ -170,13 +170,15 @@ struct ContractFlatCellRowsKernel {
 // first: W vector sums along K whose W totals leave as one vector (HostVector::sum_lanes), where
 // the blocks of four end in four horizontal sums and four scalar stores.
 //
-// DataField rows longer than kFlatShortRow go one field at a time instead: each field row is read
-// once, and reading W (or 4) of them side by side makes W short streams where one field after
-// another is one long one (the rows of a cell are contiguous). AMD EPYC, 2 threads, 128 MiB,
-// session 15: DataFieldScalar Q4 float 4.5-5.3 -> 3.4 ms, DataFieldVector Q3 double 4.4-4.8 ->
-// 3.4, DataFieldTensor Q4 float 3.5-3.7 -> 3.2, level with or ahead of `slice`, which had been up
-// to 1.67x ahead of `flat` there. FieldField keeps the blocks: its right rows are read once per
-// left row, from cache after the first (FieldFieldTensor Q1 float 7.8 ms with them, 14.8 without).
+// On AMD CPUs (host_cpu_is_amd), DataField rows longer than kFlatShortRow go one field at a time
+// instead: each field row is read once, and W (or 4) of them side by side are W short streams
+// where one field after another is one long one (the rows of a cell are contiguous). AMD EPYC, 2
+// threads, 128 MiB, session 15: DataFieldScalar Q4 float 5.2 -> 2.9 ms, DataFieldVector Q2
+// double 6.3 -> 3.5, level with or ahead of `slice`, which had been up to 1.67x ahead of `flat`
+// there. The GPU machine's Xeon went the other way (DataFieldTensor Q2 double 6.0-6.1 -> 7.5 ms,
+// and its `slice` was slower than `flat` throughout), so elsewhere the blocks stay. FieldField
+// keeps the blocks everywhere: its right rows are re-read for each left row, from cache after the
+// first (FieldFieldTensor Q1 float, the EPYC: 7.8 ms with them, 14.8 without).
 template <class T>
 struct ContractFlatRowKernel {
   ContractProblem<T> p;
@@ -257,7 +259,7 @@ void contract_flat(const ContractProblem<T>& p) {
     }
 #endif
     if (p.k_unit() && p.C * p.L >= 2) {
-      const bool one = p.L == 1 && p.K * index_type(sizeof(T)) > kFlatShortRow;
+      const bool one = p.L == 1 && p.K * index_type(sizeof(T)) > kFlatShortRow && host_cpu_is_amd();
       parallel_for(RangePolicy<Exec>(0, p.C * p.L), ContractFlatRowKernel<T>{p, one});
       return;
     }

@@ -12,6 +12,10 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
+#include <cpuid.h>
+#define GRAIN_HOST_CPUID 1
+#endif
 
 namespace grain::impl {
 
@@ -33,6 +37,29 @@ inline constexpr int kHostVectorBytes = 16;
 // Tensor) by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells
 // ahead was slower at every Q1 case.
 inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
+
+// Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
+// translation units, which run no CPU kernels). The CPU `flat` reads DataField's long rows one
+// field at a time there: the one measured AMD machine (an EPYC, Zen 4) read one stream 1.2-1.8x
+// faster than W side by side, the one measured Intel machine (the GPU machine's Xeon) 1.2-1.6x
+// slower (docs/performance.md, session 15).
+inline bool host_cpu_is_amd() {
+#ifdef GRAIN_HOST_CPUID
+  static const bool amd = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    char v[13];
+    std::memcpy(v, &b, 4);
+    std::memcpy(v + 4, &d, 4);
+    std::memcpy(v + 8, &c, 4);
+    v[12] = 0;
+    return std::strcmp(v, "AuthenticAMD") == 0;
+  }();
+  return amd;
+#else
+  return false;
+#endif
+}
 
 // Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
 // `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses

@@ -262,11 +262,8 @@ struct ContractTeamSmallKCellBlocksKernel {
     // each row's reads start r packs in (and wrap), which spreads them over all eight (double
     // FieldFieldVector/Tensor Q1: 0.65 / 0.58 -> 0.87 of the floor, session 9, run 11); with
     // 2 or 6 packs (float K = 8, 24) rotating gained nothing and its arithmetic cost 10-17%.
-    // With 2 packs a row (float K = 8), rows are 32 bytes apart and the 8 lanes of a quarter-warp
-    // read 16 bytes each from 4 bank groups twice; the upper four (r % 8 >= 4) read their packs
-    // in the other order, which covers all eight (rotating by r % 2 had kept the conflict).
     const int np = Ki / V;
-    const bool rotate = packed && np % 4 == 0, swap2 = packed && np == 2;
+    const bool rotate = packed && np % 4 == 0;
     // The team's threads take outputs team_size apart; (c, l, r) advance by that stride with
     // carries instead of two divisions per output (a few FMAs per output at K = 8).
     const int n = static_cast<int>(nc * LR), step = m.team_size();
@@ -279,7 +276,7 @@ struct ContractTeamSmallKCellBlocksKernel {
       if (packed) {
         const auto* pa = reinterpret_cast<const ElementPack<T, V>*>(xa);
         const auto* pb = reinterpret_cast<const ElementPack<T, V>*>(xb);
-        const int rot = rotate ? r % np : swap2 ? (r >> 2) & 1 : 0;
+        const int rot = rotate ? r % np : 0;
         parallel_reduce(ThreadVectorRange(m, K / V), [&](index_type i, T& v) {
           const int kv = static_cast<int>(i) + rot < np ? static_cast<int>(i) + rot : static_cast<int>(i) + rot - np;
           const ElementPack<T, V> x = pa[kv], y = pb[kv];
