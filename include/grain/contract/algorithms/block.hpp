@@ -21,9 +21,11 @@
 // the right operand of a cell is packed once, transposed into panels of NR fields (k-major, the
 // NR fields of one k contiguous), and every block of MR left rows streams along K, each left
 // value broadcast against the panel's NR fields: MR x NR accumulators in vector registers, one
-// vector load of the panel per MR vector FMAs. (The portable per-thread block above keeps scalar
-// accumulators; `flat`'s CPU rows vectorize along K but end every output with a horizontal sum and
-// re-read each left row once per four fields.)
+// vector load of the panel per MR vector FMAs. The rows go in blocks of as equal a size as MR
+// allows, and where they are 193 B to 2 KiB long the thread prefetches its next cell's operands
+// across the current cell's blocks (host_prefetch_next_cell). (The portable per-thread block
+// above keeps scalar accumulators; `flat`'s CPU rows vectorize along K but end every output with a
+// horizontal sum and re-read each left row once per four fields.)
 #pragma once
 
 #include <type_traits>

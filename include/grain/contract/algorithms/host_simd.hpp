@@ -1,5 +1,5 @@
-// Host vector helpers for the contraction kernels' CPU paths: the host's vector width, W x W
-// transposes of W-element vectors in registers (GCC vector extensions), and when `block` prefetches.
+// Host helpers for the contraction kernels' CPU paths: the host's vector width, W x W transposes
+// of W-element vectors in registers (GCC vector extensions), the CPU vendor, and the prefetches.
 //
 // GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, outside nvcc's
 // translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Clang (which
