@@ -30,12 +30,12 @@ inline constexpr int kHostVectorBytes = 16;
 
 // Whether `block`'s CPU FieldField kernel (ContractBlockHostGemmKernel) prefetches a thread's
 // next cell's operands, by the length of their rows in bytes. AMD EPYC, 2 threads, 128 MiB
-// (session 15, docs/performance.md): with rows of 216 B to 1.9 KB (FieldField Q2, Q3 Scalar /
-// Vector, Q4 Scalar, Q1 Tensor double) the kernel ran 10-55% faster, e.g. FieldFieldVector Q2
-// float 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar float), already
-// read at about the copy rate, slowed by up to 35%; from 2.3 KB (FieldFieldTensor Q3, Q4 Vector /
-// Tensor) by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells
-// ahead was slower at every Q1 case.
+// (session 15, docs/performance.md): rows of 216 B to 1.9 KB (FieldField Q2, Q3 Scalar / Vector,
+// Q4 Scalar, Q1 Tensor double) took 10-58% off the kernel's time, e.g. FieldFieldVector Q2 float
+// 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar float), already read at
+// about the copy rate, slowed by up to 35%; from 2.3 KB (FieldFieldTensor Q3, Q4 Vector / Tensor)
+// by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells ahead was
+// slower at every Q1 case.
 inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
 
 // Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
