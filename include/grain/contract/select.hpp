@@ -17,8 +17,9 @@
 //   CPU (Serial, OpenMP): FieldField block — each cell's GEMM over its right operand packed
 //       into field panels, MR x NR register blocks (ContractBlockHostGemmKernel) — except cells
 //       of at most 8 x 8 outputs with K >= 32 in LayoutRight (in double, only from K = 257,
-//       where block no longer prefetches the next cell), or at most 8 x 8 in LayoutLeft: flat. Data kernels: flat — vectorized across cells (LayoutLeft) or along K
-//       (LayoutRight), split over every output so all cores work.
+//       where block no longer prefetches the next cell), or at most 8 x 8 in LayoutLeft: flat.
+//       Data kernels: flat — vectorized across cells (LayoutLeft) or along K (LayoutRight),
+//       split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,

@@ -36,7 +36,9 @@ inline constexpr int kHostVectorBytes = 16;
 // about the copy rate, slowed by up to 35%; from 2.3 KB (FieldFieldTensor Q3, Q4 Vector / Tensor)
 // by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells ahead was
 // slower at every Q1 case.
-inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) { return row_bytes > 192 && row_bytes <= 2048; }
+inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
+  return row_bytes > 192 && row_bytes <= 2048;
+}
 
 // Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
 // translation units, which run no CPU kernels). The CPU `flat` reads DataField's long rows one
@@ -70,8 +72,8 @@ struct HostLinePrefetcher {
   int op = 2;  // the operand being walked (2: done)
   std::int64_t r = 0, off = 0;
 
-  // Over `steps` calls of step().
   HostLinePrefetcher() = default;
+  // The lines spread over `steps` calls of step().
   HostLinePrefetcher(const char* a, std::int64_t a_rows, std::int64_t a_stride, const char* b, std::int64_t b_rows,
                      std::int64_t b_stride, std::int64_t row_bytes, std::int64_t steps)
       : base{a, b}, rows{a_rows, b_rows}, stride{a_stride, b_stride}, bytes(row_bytes), op(0) {
