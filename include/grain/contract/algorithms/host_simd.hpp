@@ -44,7 +44,9 @@ inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
 // translation units, which run no CPU kernels). The CPU `flat` reads DataField's long rows one
 // field at a time there: the one measured AMD machine (an EPYC, Zen 4) read one stream 1.2-1.8x
 // faster than W side by side, the one measured Intel machine (the GPU machine's Xeon) 1.2-1.6x
-// slower (docs/performance.md, session 15).
+// slower (docs/performance.md, session 15). The vendor comes from CPUID, not from the model name
+// the tuning file keys on (tuning.cpp reads it from /proc/cpuinfo): a virtual machine may report
+// a generic model name, while CPUID's vendor passes through.
 inline bool host_cpu_is_amd() {
 #ifdef GRAIN_HOST_CPUID
   static const bool amd = [] {
