@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "grain/contract/algorithms/block.hpp"  // ContractBlockHostCellKernel, tested directly below
 #include "grain/contract/algorithms/flat.hpp"  // ContractFlatRowKernel, tested directly below
 #include "grain/contract/engine.hpp"
 
@@ -402,6 +403,72 @@ TEST(ContractFlatRows, BothFieldOrders) {
   check_flat_row_orders<float>(g);
   check_flat_row_orders<double>(g);
 }
+
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// block's CPU kernel for cells of one short panel (ContractBlockHostCellKernel), called directly
+// on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one),
+// L = 8 and 13 (unequal row blocks), K = 8, 24 and 72 (where K NR fits kHostCellPanel), the next
+// cell prefetched or not,
+// overwrite (NaN-poisoned out) and sum_into; FieldFieldScalar rows (c, l, k) against a long
+// double loop on random non-zero data.
+template <class T, int NR, int MR>
+void check_block_cells(std::mt19937_64& g) {
+  constexpr grain::index_type C = 5;
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  int runs = 0;
+  for (grain::index_type L : {8, 13})
+    for (grain::index_type R : {grain::index_type(NR), grain::index_type(NR - 3)})
+      for (grain::index_type K : {8, 24, 72}) {
+        if (K * NR > grain::impl::kHostCellPanel) continue;  // the kernel's precondition
+        std::vector<T> a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R));
+        for (T& v : a) v = rnd();
+        for (T& v : b) v = rnd();
+        for (T& v : init) v = rnd();
+        grain::impl::ContractProblem<T> p;
+        p.kernel = grain::ContractKernel::FieldFieldScalar;
+        p.C = C, p.L = L, p.R = R;
+        p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+        p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R, p.o_l = R, p.o_r = 1;
+        p.canonicalize();
+        p.a = a.data(), p.b = b.data();
+        const int blocks = int((L + MR - 1) / MR);
+        for (bool prefetch : {false, true})
+          for (bool sum_into : {false, true}) {
+            std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+            p.out = out.data(), p.sum_into = sum_into;
+            const grain::impl::ContractBlockHostCellKernel<T, NR, MR> kernel{p, blocks, int(L / blocks),
+                                                                              int(L % blocks), prefetch};
+            for (grain::index_type c = 0; c < C; ++c) kernel(c);
+            ++runs;
+            for (grain::index_type c = 0; c < C; ++c)
+              for (grain::index_type l = 0; l < L; ++l)
+                for (grain::index_type r = 0; r < R; ++r) {
+                  const std::size_t o = std::size_t((c * L + l) * R + r);
+                  long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+                  for (grain::index_type k = 0; k < K; ++k) {
+                    const long double t =
+                        (long double)a[std::size_t((c * L + l) * K + k)] * b[std::size_t((c * R + r) * K + k)];
+                    ref += t, mag += std::fabs((double)t);
+                  }
+                  EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K, double(mag)))
+                      << "L " << L << ", R " << R << ", K " << K << ", prefetch " << prefetch << ", sum_into "
+                      << sum_into << ", cell " << c << ", out (" << l << ", " << r << ")";
+                }
+          }
+      }
+  EXPECT_EQ(runs, NR * 72 > grain::impl::kHostCellPanel ? 32 : 48);
+}
+
+TEST(ContractBlockCells, EveryPath) {
+  std::mt19937_64 g(1616);
+  constexpr int VF = grain::impl::kHostVectorBytes / 4, VD = grain::impl::kHostVectorBytes / 8;
+  check_block_cells<float, VF, 8>(g);       // Q1 float: one vector of fields, 8 rows a block
+  check_block_cells<float, 2 * VF, 6>(g);   // two vectors, 6 rows
+  check_block_cells<double, 2 * VD, 6>(g);  // Q1 double
+  check_block_cells<double, VD, 8>(g);
+}
+#endif
 
 TEST(ContractDot, StridedPartialSums) {
   std::mt19937_64 g(4242);

@@ -126,8 +126,10 @@ inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) 
   using HV = HostVector<T, W>;
   for (; k + W <= K; k += W) {  // rows j of the block in, k columns out
     typename HV::V x[W];
+    GRAIN_HOST_UNROLL
     for (int j = 0; j < W; ++j) x[j] = HV::load(b0 + j * ldb + k);
     HV::transpose(x);
+    GRAIN_HOST_UNROLL
     for (int j = 0; j < W; ++j) HV::store(dst + (k + j) * NR, x[j]);
   }
 #endif
@@ -161,6 +163,38 @@ GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, 
     }
   }
 }
+
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// The same product with the accumulators as vector registers (GCC vector extensions): acc[i][v]
+// holds fields v W .. v W + W - 1 of left row i. tick() once per k after the first (a
+// HostLinePrefetcher, or HostNoTick).
+struct HostNoTick {
+  void tick() {}
+};
+template <class T, int MR, int NV, class Tick>
+GRAIN_FORCEINLINE void host_gemm_rows_vec(index_type K, const T* a, index_type lda, const T* bt,
+                                          typename HostVector<T, kHostVectorBytes / sizeof(T)>::V (&acc)[MR][NV],
+                                          Tick& tick) {
+  using V = typename HostVector<T, kHostVectorBytes / sizeof(T)>::V;
+  const V* b = reinterpret_cast<const V*>(bt);
+  GRAIN_HOST_UNROLL
+  for (int i = 0; i < MR; ++i) {
+    const T x = a[i * lda];
+    GRAIN_HOST_UNROLL
+    for (int v = 0; v < NV; ++v) acc[i][v] = x * b[v];
+  }
+  for (index_type k = 1; k < K; ++k) {
+    tick.tick();
+    b += NV;
+    GRAIN_HOST_UNROLL
+    for (int i = 0; i < MR; ++i) {
+      const T x = a[i * lda + k];
+      GRAIN_HOST_UNROLL
+      for (int v = 0; v < NV; ++v) acc[i][v] += x * b[v];
+    }
+  }
+}
+#endif
 
 // f(std::integral_constant<int, m>{}) for a run-time 1 <= m <= M.
 template <int M, class F>
@@ -274,6 +308,91 @@ struct ContractBlockHostGemmKernel {
   }
 };
 
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// Cells whose right operand is one short panel (R <= NR, K * NR <= kHostCellPanel: FieldField Q1,
+// 8 x 8 fields, K = 8 to 72) take ContractBlockHostCellKernel: one iteration of a range per cell,
+// the panel on the stack, the accumulators vector registers whose loops are unrolled (so they stay
+// in registers), the row blocks worked out once per launch, the prefetches spread one line per k.
+// The team kernel's per-cell bookkeeping (scratch, panel loop, prefetcher set-up, run-time row
+// blocks, accumulators and transposes spilled to the stack) cost more than a Q1 cell's 512 FMAs:
+// FieldFieldScalar Q1 float, 832 instructions a cell against 416 (callgrind, AVX2 build for
+// this EPYC). Session 16, EPYC, one thread in cache (1 MiB): FieldFieldScalar Q1 float 0.178 ->
+// 0.123 ms, double 0.124 -> 0.106, FieldFieldVector Q1 float 0.101 -> 0.084 (docs/performance.md).
+inline constexpr index_type kHostCellPanel = 1024;
+
+// FieldFieldVector Q1 double (rows of 192 bytes, not prefetched) ran 7% slower in the cell kernel
+// in cache and 20% slower from memory (one thread), with 23% fewer instructions; the cause was not
+// found, so double rows of 65 to 192 bytes keep the team kernel.
+template <class T>
+constexpr bool host_cell_kernel(index_type K, bool prefetch) {
+  return !(sizeof(T) == 8 && !prefetch && K * index_type(sizeof(T)) > 64);
+}
+
+template <class T, int NR, int MR>
+struct ContractBlockHostCellKernel {
+  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
+  static constexpr int NV = NR / W;
+  using HV = HostVector<T, W>;
+  using V = typename HV::V;
+  ContractProblem<T> p;
+  int blocks, rows_base, rows_extra;  // ceil(L / MR) blocks of rows_base (+1 for the first rows_extra)
+  bool prefetch;                      // ask for the next cell's operands while this one computes
+
+  void operator()(index_type c) const {
+    alignas(64) T bt[kHostCellPanel];
+    const index_type K = p.K;
+    const T* b = p.b + c * p.b_c;
+    for (int h = 0; h < NR; h += W) {
+      if (h + W <= p.R) {
+        host_pack_fields<T, W, NR>(b + h * p.b_r, p.b_r, K, bt + h);
+      } else {
+        for (index_type k = 0; k < K; ++k)
+          for (int j = h; j < h + W; ++j) bt[k * NR + j] = j < p.R ? b[j * p.b_r + k] : T(0);
+      }
+    }
+    if (prefetch && c + 1 < p.C) {
+      const index_type E = static_cast<index_type>(sizeof(T));
+      HostLinePrefetcher pf(reinterpret_cast<const char*>(p.a + (c + 1) * p.a_c), p.L, p.a_l * E,
+                            reinterpret_cast<const char*>(b + p.b_c), p.R, p.b_r * E, K * E, 1);
+      pf.spread_over(blocks * (K - 1));
+      rows(c, bt, pf);
+    } else {
+      HostNoTick none;
+      rows(c, bt, none);
+    }
+  }
+
+  // The cell's left rows in blocks against the packed panel; tick.tick() once per k of a block.
+  template <class Tick>
+  GRAIN_FORCEINLINE void rows(index_type c, const T* bt, Tick& tick) const {
+    const index_type K = p.K;
+    const T* a = p.a + c * p.a_c;
+    const bool rows_whole = p.R == NR && p.o_r == 1 && !p.sum_into;  // a row of outputs: NV vector stores
+    index_type l = 0;
+    T* o = p.out_at(c, 0, 0);
+    auto rows_of = [&](auto mr) {
+      constexpr int M = decltype(mr)::value;
+      V acc[M][NV];
+      host_gemm_rows_vec<T, M, NV>(K, a + l * p.a_l, p.a_l, bt, acc, tick);
+      if (rows_whole) {
+        GRAIN_HOST_UNROLL
+        for (int i = 0; i < M; ++i, o += p.o_l)
+          GRAIN_HOST_UNROLL
+          for (int v = 0; v < NV; ++v) HV::store(o + v * W, acc[i][v]);
+      } else {
+        for (int i = 0; i < M; ++i) {
+          T row[NR];
+          for (int v = 0; v < NV; ++v) HV::store(row + v * W, acc[i][v]);
+          for (index_type j = 0; j < p.R; ++j) p.store(c, l + i, j, row[j]);
+        }
+      }
+      l += M;
+    };
+    for (int bl = 0; bl < blocks; ++bl) host_rows_dispatch<MR>(rows_base + (bl < rows_extra ? 1 : 0), rows_of);
+  }
+};
+#endif
+
 // Panels of fields two vectors wide (one where R fits in one vector, with 8 rows per block: Q1
 // float's 8 x 8 cells); rows split into panels only where the cells are too few to keep every
 // thread busy (the right operand is then packed once per panel).
@@ -293,9 +412,18 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     index_type rows = (p.L + panels - 1) / panels;
     rows = (rows + MR - 1) / MR * MR;
     const bool a_unit = p.a_k_unit();
+    const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+    if (host_cell_kernel<T>(p.K, prefetch) && panels == 1 && p.R <= NR && a_unit && p.b_k_unit() &&
+        p.K * NR <= kHostCellPanel) {
+      const int blocks = static_cast<int>((p.L + MR - 1) / MR);
+      const int base = static_cast<int>(p.L / blocks), extra = static_cast<int>(p.L % blocks);
+      parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellKernel<T, NR, MR>{p, blocks, base, extra, prefetch});
+      return;
+    }
+#endif
     TeamPolicy<Exec> policy(p.C * panels, AUTO);
     policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit)));
-    const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
     parallel_for(policy, K{p, panels, rows, a_unit, prefetch});
   };
   if (p.R <= V)

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "grain/core/config.hpp"
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <cpuid.h>
 #define GRAIN_HOST_CPUID 1
@@ -79,19 +81,36 @@ struct HostLinePrefetcher {
   HostLinePrefetcher(const char* a, std::int64_t a_rows, std::int64_t a_stride, const char* b, std::int64_t b_rows,
                      std::int64_t b_stride, std::int64_t row_bytes, std::int64_t steps)
       : base{a, b}, rows{a_rows, b_rows}, stride{a_stride, b_stride}, bytes(row_bytes), op(0) {
-    const std::int64_t lines = (a_rows + b_rows) * ((row_bytes + 63) / 64);
-    share = (lines + steps - 1) / steps;
+    const std::int64_t n = (a_rows + b_rows) * ((row_bytes + 63) / 64);
+    share = (n + steps - 1) / steps;
+  }
+  // The same lines spread evenly over `steps` calls of tick() instead (one call per k of a block of
+  // rows): a line whenever the credit reaches a step's worth.
+  void spread_over(std::int64_t steps) {
+    lines = (rows[0] + rows[1]) * ((bytes + 63) / 64);
+    ticks = steps > 0 ? steps : 1;
+  }
+  void tick() {
+    credit += lines;
+    while (credit >= ticks && op < 2) {
+      credit -= ticks;
+      next();
+    }
   }
   void step() {
-    for (std::int64_t n = share; n > 0 && op < 2; --n) {
+    for (std::int64_t n = share; n > 0 && op < 2; --n) next();
+  }
+
+ private:
+  std::int64_t lines = 0, ticks = 1, credit = 0;
+  void next() {
 #if defined(__GNUC__)
-      __builtin_prefetch(base[op] + r * stride[op] + off, 0, 3);
+    __builtin_prefetch(base[op] + r * stride[op] + off, 0, 3);
 #endif
-      off += 64;
-      if (off >= bytes) {
-        off = 0;
-        if (++r == rows[op]) r = 0, ++op;
-      }
+    off += 64;
+    if (off >= bytes) {
+      off = 0;
+      if (++r == rows[op]) r = 0, ++op;
     }
   }
 };
@@ -127,11 +146,14 @@ struct HostVector {
     constexpr M lo = low(std::make_index_sequence<W>{});
     constexpr M hi = high(std::make_index_sequence<W>{});
     V y[W];
+    GRAIN_HOST_UNROLL
     for (int round = 1; round < W; round *= 2) {
+      GRAIN_HOST_UNROLL
       for (int i = 0; i < W / 2; ++i) {
         y[2 * i] = __builtin_shuffle(x[i], x[i + W / 2], lo);
         y[2 * i + 1] = __builtin_shuffle(x[i], x[i + W / 2], hi);
       }
+      GRAIN_HOST_UNROLL
       for (int j = 0; j < W; ++j) x[j] = y[j];
     }
   }
