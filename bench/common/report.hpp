@@ -37,7 +37,16 @@ struct Report {
   int threads = 1;
   double copy_GBps = 0;
   double peak_GFLOPs_float = 0, peak_GFLOPs_double = 0;  // 0: not measured
+  // Where the ceilings were measured more than once in the run (raise_ceilings): how many copy
+  // measurements, and the lowest; copy_GBps and the peaks are then the highest seen.
+  int copy_samples = 1;
+  double copy_GBps_lowest = 0;
   std::vector<Row> rows;
+
+  // Takes a further measurement of the ceilings (0: none of that kind): each ceiling becomes the
+  // highest measured so far, and every row's roofline is derived again from it, so a ceiling taken
+  // in a slow moment of a shared machine does not flatter the kernels timed in a fast one.
+  void raise_ceilings(double copy, double peak_float = 0, double peak_double = 0);
 
   // Derives GBps, GFLOPs and roofline from the row's time and this report's ceilings.
   Row& add(Row r);

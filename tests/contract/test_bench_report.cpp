@@ -1,0 +1,65 @@
+// The benchmark report's ceilings (bench/common/report.hpp): each row's roofline against the
+// run's copy bandwidth and GEMM peak, and raise_ceilings, which keeps the highest measurement of
+// each ceiling and derives every roofline again (the contraction suite re-measures the copy after
+// every shape and both ceilings at the end of the run).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "common/report.hpp"
+
+namespace {
+
+grain::bench::Row row(const char* dtype, double ms, double bytes, double flops) {
+  grain::bench::Row r;
+  r.kernel = "FieldFieldScalar", r.case_name = "Q1", r.dtype = dtype, r.algorithm = "block";
+  r.ms = r.ms_min = ms, r.bytes = bytes, r.flops = flops;
+  return r;
+}
+
+}  // namespace
+
+TEST(BenchReport, RooflinesFollowTheHighestCeilings) {
+  grain::bench::Report rep;
+  rep.device = "test", rep.backend = "openmp";
+  rep.copy_GBps = 10, rep.peak_GFLOPs_float = 100, rep.peak_GFLOPs_double = 50;
+  rep.add(row("float", 200, 1e9, 1e9));   // floor: 1e9 B at 10 GB/s = 0.1 s of 0.2 s
+  rep.add(row("double", 400, 1e8, 1e10));  // floor: 1e10 flop at 50 GFLOP/s = 0.2 s of 0.4 s
+  EXPECT_DOUBLE_EQ(rep.rows[0].roofline, 0.5);
+  EXPECT_DOUBLE_EQ(rep.rows[0].GBps, 5.0);
+  EXPECT_DOUBLE_EQ(rep.rows[1].roofline, 0.5);
+
+  rep.raise_ceilings(20);  // a faster copy later in the run
+  EXPECT_DOUBLE_EQ(rep.copy_GBps, 20);
+  EXPECT_DOUBLE_EQ(rep.copy_GBps_lowest, 10);
+  EXPECT_EQ(rep.copy_samples, 2);
+  EXPECT_DOUBLE_EQ(rep.rows[0].roofline, 0.25);
+  EXPECT_DOUBLE_EQ(rep.rows[1].roofline, 0.5);  // still set by the GEMM peak
+  EXPECT_DOUBLE_EQ(rep.rows[0].GBps, 5.0);      // the measured rate does not move
+
+  rep.raise_ceilings(5);  // a slower one changes nothing but the lowest
+  EXPECT_DOUBLE_EQ(rep.copy_GBps, 20);
+  EXPECT_DOUBLE_EQ(rep.copy_GBps_lowest, 5);
+  EXPECT_EQ(rep.copy_samples, 3);
+  EXPECT_DOUBLE_EQ(rep.rows[0].roofline, 0.25);
+
+  rep.raise_ceilings(0, 0, 100);  // the double GEMM peak alone
+  EXPECT_DOUBLE_EQ(rep.peak_GFLOPs_float, 100);
+  EXPECT_DOUBLE_EQ(rep.peak_GFLOPs_double, 100);
+  EXPECT_EQ(rep.copy_samples, 3);
+  EXPECT_DOUBLE_EQ(rep.rows[1].roofline, 0.25);
+  ASSERT_EQ(rep.rows.size(), 2u);
+
+  const std::string path = ::testing::TempDir() + "grain_bench_report_test.json";
+  rep.write_json(path);
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_NE(s.str().find("\"copy_GBps\": 20"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("\"copy_samples\": 3"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("\"copy_GBps_lowest\": 5"), std::string::npos) << s.str();
+  std::remove(path.c_str());
+}
