@@ -675,6 +675,7 @@ void measure_ceilings(Report& rep, const std::string& backend, double budget_mib
     copy = bench::copy_bandwidth_GBps<Serial>(copy_bytes);
     if (gemm) g = bench::host_gemm_peak(budget_mib < 64 ? 1024 : 2048);
   }
+  rep.copy_last = copy;
   if (again) return rep.raise_ceilings(copy, g.float_GFLOPs, g.double_GFLOPs);
   rep.copy_GBps = copy;
   rep.peak_GFLOPs_float = g.float_GFLOPs;
@@ -696,10 +697,11 @@ void print_summary(const Report& rep) {
     if (!groups.count(k)) order.push_back(k);
     groups[k].push_back(&r);
   }
-  std::printf("\nAuto's pick per shape (auto/best: 1.00 = Auto chose the fastest; peer/auto > 1: "
-              "grain ahead):\n");
-  std::printf("%-18s %-10s %-6s %-16s %9s %-16s %9s %9s  %s\n", "kernel", "case", "dtype", "auto",
-              "roofline", "best", "auto/best", "peer/auto", "all verified");
+  std::printf("\nAuto's pick per shape (roofline: against the run's highest ceilings; (local): the "
+              "copy measured just before and after the shape, the higher; auto/best: 1.00 = Auto "
+              "chose the fastest; peer/auto > 1: grain ahead):\n");
+  std::printf("%-18s %-10s %-6s %-16s %9s %9s %-16s %9s %9s  %s\n", "kernel", "case", "dtype", "auto",
+              "roofline", "(local)", "best", "auto/best", "peer/auto", "all verified");
   for (const Key& k : order) {
     const Row* pick = nullptr;
     const Row* best = nullptr;
@@ -716,9 +718,13 @@ void print_summary(const Report& rep) {
       if (r->selected) pick = r;
       if (!best || r->ms < best->ms) best = r;
     }
-    std::printf("%-18s %-10s %-6s %-16s %9.3f %-16s %9.2f %9s  %s\n", k.kernel.c_str(),
+    double local = 0;
+    if (pick)
+      for (const auto& [key, v] : pick->extra)
+        if (key == "roofline_local") local = v;
+    std::printf("%-18s %-10s %-6s %-16s %9.3f %9.3f %-16s %9.2f %9s  %s\n", k.kernel.c_str(),
                 k.case_name.c_str(), k.dtype.c_str(), pick ? pick->algorithm.c_str() : "(not timed)",
-                pick ? pick->roofline : 0.0, best ? best->algorithm.c_str() : "-",
+                pick ? pick->roofline : 0.0, local, best ? best->algorithm.c_str() : "-",
                 pick && best ? pick->ms / best->ms : 0.0,
                 peer && pick ? std::to_string(peer->ms / pick->ms).substr(0, 5).c_str() : "-",
                 all_ok ? "yes" : "NO");
@@ -838,7 +844,12 @@ void bench_contract_on(const Args& args, const std::string& backend, const std::
             if (all && !on_gpu<Exec>() &&
                 2.0 * double(s.C) * s.L * s.R * s.K() <= 2e8)
               p.algorithms.insert(p.algorithms.begin(), "serial");
-            for (Row& r : measure_any<Exec>(s, dtype, layout_left, p)) {
+            // The copy measured just before and just after this shape: its rows' local ceiling.
+            const double copy_before = rep.copy_last;
+            std::vector<Row> shape_rows = measure_any<Exec>(s, dtype, layout_left, p);
+            measure_ceilings(rep, backend, budget, true, false);
+            for (Row& r : shape_rows) {
+              r.extra.push_back({"copy_GBps_local", std::max(copy_before, rep.copy_last)});
               const Row& added = rep.add(r);
               if (!plan.quiet)
                 std::printf("  %-18s %-3s %-6s %-24s %10.4f ms %8.1f GB/s %8.1f GFLOP/s  %.3f%s%s\n",
@@ -848,7 +859,6 @@ void bench_contract_on(const Args& args, const std::string& backend, const std::
                             added.verified ? "" : " (unverified)");
               std::fflush(stdout);
             }
-            measure_ceilings(rep, backend, budget, true, false);
           }
       return 0;
     });

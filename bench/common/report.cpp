@@ -85,6 +85,17 @@ Row& Report::add(Row r) {
     if (copy_GBps > 0) floor_s = std::max(floor_s, r.bytes / (copy_GBps * 1e9));
     if (peak > 0) floor_s = std::max(floor_s, r.flops / (peak * 1e9));
     r.roofline = floor_s / s;
+    double local = 0;
+    for (const auto& [k, v] : r.extra)
+      if (k == "copy_GBps_local") local = v;
+    if (local > 0) {
+      double local_s = r.bytes / (local * 1e9);
+      if (peak > 0) local_s = std::max(local_s, r.flops / (peak * 1e9));
+      bool set = false;
+      for (auto& [k, v] : r.extra)
+        if (k == "roofline_local") v = local_s / s, set = true;
+      if (!set) r.extra.push_back({"roofline_local", local_s / s});
+    }
   }
   rows.push_back(std::move(r));
   return rows.back();

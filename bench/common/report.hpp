@@ -41,6 +41,7 @@ struct Report {
   // measurements, and the lowest; copy_GBps and the peaks are then the highest seen.
   int copy_samples = 1;
   double copy_GBps_lowest = 0;
+  double copy_last = 0;  // the latest copy measurement (the contraction suite's local ceilings)
   std::vector<Row> rows;
 
   // Takes a further measurement of the ceilings (0: none of that kind): each ceiling becomes the
@@ -48,7 +49,9 @@ struct Report {
   // in a slow moment of a shared machine does not flatter the kernels timed in a fast one.
   void raise_ceilings(double copy, double peak_float = 0, double peak_double = 0);
 
-  // Derives GBps, GFLOPs and roofline from the row's time and this report's ceilings.
+  // Derives GBps, GFLOPs and roofline from the row's time and this report's ceilings. A row that
+  // carries the extra field "copy_GBps_local" (the copy measured around its shape) also gets
+  // "roofline_local": the same floor with that copy bandwidth and this report's peaks.
   Row& add(Row r);
   // One JSON object in the BENCHMARKS.md format. Raises grain::Error if the file can't be written.
   void write_json(const std::string& path) const;

@@ -1,7 +1,8 @@
 // The benchmark report's ceilings (bench/common/report.hpp): each row's roofline against the
 // run's copy bandwidth and GEMM peak, and raise_ceilings, which keeps the highest measurement of
 // each ceiling and derives every roofline again (the contraction suite re-measures the copy after
-// every shape and both ceilings at the end of the run).
+// every shape and both ceilings at the end of the run), and the local roofline of a row that
+// carries the copy measured around its shape.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -51,15 +52,32 @@ TEST(BenchReport, RooflinesFollowTheHighestCeilings) {
   EXPECT_DOUBLE_EQ(rep.peak_GFLOPs_double, 100);
   EXPECT_EQ(rep.copy_samples, 3);
   EXPECT_DOUBLE_EQ(rep.rows[1].roofline, 0.25);
-  ASSERT_EQ(rep.rows.size(), 2u);
+
+  // A row judged also against the copy measured around its shape (5 GB/s): roofline_local.
+  grain::bench::Row local = row("float", 400, 1e9, 1e9);
+  local.extra.push_back({"copy_GBps_local", 5.0});
+  rep.add(local);
+  auto extra = [&](const grain::bench::Row& r, const char* key) {
+    for (const auto& [k, v] : r.extra)
+      if (k == key) return v;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(rep.rows[2].roofline, 0.125);           // 1e9 B at 20 GB/s = 0.05 s of 0.4 s
+  EXPECT_DOUBLE_EQ(extra(rep.rows[2], "roofline_local"), 0.5);  // at 5 GB/s: 0.2 s of 0.4 s
+  rep.raise_ceilings(40);  // derived again, not added twice
+  EXPECT_DOUBLE_EQ(extra(rep.rows[2], "roofline_local"), 0.5);
+  EXPECT_EQ(rep.rows[2].extra.size(), 2u);
+  EXPECT_DOUBLE_EQ(rep.rows[2].roofline, 0.0625);
+  EXPECT_EQ(extra(rep.rows[0], "roofline_local"), -1.0);  // no local copy, no local roofline
 
   const std::string path = ::testing::TempDir() + "grain_bench_report_test.json";
   rep.write_json(path);
   std::ifstream f(path);
   std::stringstream s;
   s << f.rdbuf();
-  EXPECT_NE(s.str().find("\"copy_GBps\": 20"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find("\"copy_samples\": 3"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("\"copy_GBps\": 40"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("\"copy_samples\": 4"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("\"roofline_local\": 0.5"), std::string::npos) << s.str();
   EXPECT_NE(s.str().find("\"copy_GBps_lowest\": 5"), std::string::npos) << s.str();
   std::remove(path.c_str());
 }
