@@ -16,6 +16,7 @@
 #include "grain/core/config.hpp"
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <cpuid.h>
+#include <immintrin.h>
 #define GRAIN_HOST_CPUID 1
 #endif
 
@@ -159,6 +160,21 @@ struct HostVector {
   }
   // Lane j of the result: the sum of x[j]'s W lanes (x is overwritten).
   static V sum_lanes(V (&x)[W]) {
+#if defined(__AVX__) && defined(GRAIN_HOST_CPUID)
+    // With AVX, horizontal adds instead of the transpose: 9 instructions for 8 floats (against 24
+    // shuffles and 7 adds), 5 for 4 doubles. One EPYC thread in cache (session 16):
+    // DataFieldScalar Q1 float 0.053 -> 0.045 ms, DataDataScalar Q1 float 0.047 -> 0.043; double
+    // and the long rows of FieldFieldTensor Q1 level. The sums pair lanes in another order.
+    if constexpr (sizeof(V) == 32 && sizeof(T) == 4) {
+      const __m256 t0 = _mm256_hadd_ps(__m256(x[0]), __m256(x[1])), t1 = _mm256_hadd_ps(__m256(x[2]), __m256(x[3]));
+      const __m256 t2 = _mm256_hadd_ps(__m256(x[4]), __m256(x[5])), t3 = _mm256_hadd_ps(__m256(x[6]), __m256(x[7]));
+      const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);  // lanes 0-3 | 4-7 of x[0..3], x[4..7]
+      return V(_mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31)));
+    } else if constexpr (sizeof(V) == 32 && sizeof(T) == 8) {
+      const __m256d t0 = _mm256_hadd_pd(__m256d(x[0]), __m256d(x[1])), t1 = _mm256_hadd_pd(__m256d(x[2]), __m256d(x[3]));
+      return V(_mm256_add_pd(_mm256_permute2f128_pd(t0, t1, 0x20), _mm256_permute2f128_pd(t0, t1, 0x31)));
+    }
+#endif
     transpose(x);
     V s = x[0];
     for (int k = 1; k < W; ++k) s += x[k];
