@@ -23,7 +23,9 @@
 // value broadcast against the panel's NR fields: MR x NR accumulators in vector registers, one
 // vector load of the panel per MR vector FMAs. The rows go in blocks of as equal a size as MR
 // allows, and where they are 193 B to 2 KiB long the thread prefetches its next cell's operands
-// across the current cell's blocks (host_prefetch_next_cell). (The portable per-thread block
+// across the current cell's blocks (host_prefetch_next_cell). Cells whose right operand is one
+// short panel (FieldField Q1) take a range kernel instead, one cell per iteration
+// (ContractBlockHostCellKernel). (The portable per-thread block
 // above keeps scalar accumulators; `flat`'s CPU rows vectorize along K but end every output with a
 // horizontal sum and re-read each left row once per four fields.)
 #pragma once
