@@ -293,6 +293,20 @@ GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
   staged_rows_case<TypeParam, double>(9, 3, 511, 0, 1, seed += 3);
 }
 
+// team-small-k's K slices (LayoutLeft, cells fastest): DataField in float over 4 slices (at most
+// 35000 outputs) and 2 slices (more), 8 loads in flight, and in double 8 slices of 2, with K odd
+// so that every remainder of the unrolled loads runs; the base pointers on and off their
+// boundaries; overwrite and sum_into against a double loop.
+GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
+  std::uint64_t seed = 9500;
+  for (std::size_t off : {0, 1}) {
+    data_scalar_case<TypeParam, float, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 300, 125, 37, off, 0, seed += 3);
+    data_scalar_case<TypeParam, float, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 37, 27, 301, 0, off, seed += 3);
+    data_scalar_case<TypeParam, double, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 45, 9, 83, off, off, seed += 3);
+    data_scalar_case<TypeParam, float, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 70, 1, 513, off, 0, seed += 3);
+  }
+}
+
 // flat's packed cells (LayoutLeft Data kernels on the GPU, ContractProblem::flat_cell_pack): C a
 // multiple of 4 (16-byte loads of 4 floats or 2 doubles), C only even (float
 // pairs), C odd and a base pointer off its boundary (the plain threads), enough fields or cells
@@ -334,6 +348,29 @@ GRAIN_BACKEND_TEST(Contract, DataDataEveryAlgorithm) { check_family<TypeParam, 0
 GRAIN_BACKEND_TEST(Contract, DataFieldEveryAlgorithm) { check_family<TypeParam, 1>(); }
 GRAIN_BACKEND_TEST(Contract, DataFieldBroadcastData) { check_family<TypeParam, 1>(true); }
 GRAIN_BACKEND_TEST(Contract, FieldFieldEveryAlgorithm) { check_family<TypeParam, 2>(); }
+
+// team-small-k's staged FieldField cells four fields a thread (LayoutRight, R a multiple of 4,
+// rows of whole 16-byte packs): K = 4 to 72 (1 to 18 packs of float, 2 to 36 of double), L odd
+// and even, R = 4, 8, 12, cell counts that leave the last team part-full; every algorithm runs
+// (sweep), overwrite and sum_into, against the naive loop and the serial oracle.
+template <class Exec, class T>
+void staged_cell_quads(std::uint64_t seed, int& runs) {
+  sweep<Exec, 2, 1, T, grain::LayoutRight>({37, 8, 8, 8, 1, 1}, false, seed + 1, runs);
+  sweep<Exec, 2, 1, T, grain::LayoutRight>({45, 3, 4, 4, 1, 1}, false, seed + 2, runs);
+  sweep<Exec, 2, 2, T, grain::LayoutRight>({21, 8, 8, 8, 3, 1}, false, seed + 3, runs);
+  sweep<Exec, 2, 2, T, grain::LayoutRight>({13, 5, 12, 4, 2, 1}, false, seed + 4, runs);
+  sweep<Exec, 2, 3, T, grain::LayoutRight>({11, 8, 8, 8, 3, 3}, false, seed + 5, runs);
+  sweep<Exec, 2, 3, T, grain::LayoutRight>({70, 7, 8, 4, 2, 2}, false, seed + 6, runs);
+}
+
+GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellQuads) {
+  int runs = 0;
+  staged_cell_quads<TypeParam, float>(11000, runs);
+  staged_cell_quads<TypeParam, double>(12000, runs);
+  EXPECT_GT(runs, 0);
+}
+
+
 
 // dot_strided's strided branch with 1, 2, 4 and 8 partial sums (flat's float GPU threads use 8
 // when they are few): every length from 0 to 40, so every remainder of the unrolled steps, on

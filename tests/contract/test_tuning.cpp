@@ -468,10 +468,11 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs
   EXPECT_EQ(df(276, 125, 1944, true), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 double
   EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
-  // Float: flat's 8 partial sums (under 2^18 outputs) beat team-small-k above 35000 outputs
-  // (session 7: DataFieldTensor Q4 float, 69000 outputs, 1.14x); below, team-small-k's K slices
-  // keep more loads in flight (the H100 tune: ahead at about 17000 outputs with K >= 1536).
-  EXPECT_EQ(df(552, 125, 1944, false), ContractAlgorithm::Flat);       // DataFieldTensor Q4 float
+  // Float: team-small-k's K slices (8 loads in flight, session 17) up to 35000 outputs with
+  // K >= 512 and up to 70000 with K >= 1536; flat's 8 partial sums beyond.
+  EXPECT_EQ(df(552, 125, 1944, false), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 float
+  EXPECT_EQ(df(690, 125, 1944, false), ContractAlgorithm::Flat);       // 86250 outputs
+  EXPECT_EQ(df(414, 125, 648, false), ContractAlgorithm::Flat);        // 51750 outputs, K = 648
   EXPECT_EQ(df(455, 8, 4608, false), ContractAlgorithm::TeamSmallK);   // 3640 outputs
   EXPECT_EQ(df(138, 125, 1944, false), ContractAlgorithm::TeamSmallK); // 17250 outputs
   EXPECT_EQ(df(1657, 125, 648, false), ContractAlgorithm::Flat);       // DataFieldVector Q4 float

@@ -14,6 +14,8 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
+#include <cstdlib>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -288,6 +290,63 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
   rows = outputs < kStageRowsThreads ? static_cast<int>(outputs) : kStageRowsThreads;
   lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
   while (lanes & (lanes - 1)) lanes &= lanes - 1;  // a power of two
+}
+
+// team-small-k's staged cells four fields a thread (ContractTeamSmallKCellBlocksKernel::quads):
+// the rotation coefficients (rot_l, rot_q) with the fewest shared-memory wavefronts, simulated for
+// the first warp's 16-byte loads in a team of `threads` (units (c, l, quad), quads fastest; a
+// quarter-warp's loads of one wavefront each where no two distinct packs share a bank group).
+// The search runs on the host at every launch, so the last answer is kept per host thread (one
+// search for FieldFieldTensor Q1 double took about 0.25 ms, as long as the kernel).
+template <class T>
+void stage_cells_quad_rotation(index_type K, index_type L, index_type R, int threads, int& rot_l, int& rot_q) {
+  thread_local index_type last[4] = {-1, -1, -1, -1};
+  thread_local int last_rot[2] = {0, 0};
+  if (last[0] == K && last[1] == L && last[2] == R && last[3] == threads) {
+    rot_l = last_rot[0], rot_q = last_rot[1];
+    return;
+  }
+  const int np = static_cast<int>(K / (16 / static_cast<index_type>(sizeof(T))));
+  const int Li = static_cast<int>(L), Ri = static_cast<int>(R), R4 = Ri / 4, U = Li * R4;
+  const int lanes = threads < 32 ? threads : 32;
+  const int most = np < 8 ? np : 8;
+  long best = -1;
+  rot_l = 0, rot_q = 0;
+  for (int a = 0; a < most; ++a)
+    for (int b = 0; b < most; ++b) {
+      long cost = 0;
+      for (int step = 0; step < (np < 4 ? np : 4); ++step)
+        for (int load = 0; load < 5; ++load)  // the left row, then the four right rows
+          for (int q0 = 0; q0 < lanes; q0 += 8) {
+            int addr[8], n = 0;
+            for (int t = q0; t < q0 + 8 && t < lanes; ++t) {
+              const int c = t / U, l = (t - c * U) / R4, qd = t - c * U - l * R4;
+              const int row = load == 0 ? c * Li + l : c * Ri + 4 * qd + (load - 1);
+              const int x = row * np + (step + a * l + b * qd) % np;
+              bool seen = false;
+              for (int i = 0; i < n; ++i) seen = seen || addr[i] == x;
+              if (!seen) addr[n++] = x;
+            }
+            int per_group[8] = {}, worst = 0;
+            for (int i = 0; i < n; ++i) {
+              const int g = ++per_group[addr[i] % 8];
+              worst = g > worst ? g : worst;
+            }
+            cost += worst;
+          }
+      if (best < 0 || cost < best) best = cost, rot_l = a, rot_q = b;
+    }
+  last[0] = K, last[1] = L, last[2] = R, last[3] = threads;
+  last_rot[0] = rot_l, last_rot[1] = rot_q;
+}
+
+// Temporary experiment switch (session 17): GRAIN_TSK_QUADS=0 keeps one output a thread.
+inline bool stage_cells_quads_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GRAIN_TSK_QUADS");
+    return !(e && e[0] == '0');
+  }();
+  return on;
 }
 
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums

@@ -198,8 +198,14 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // K >= 512 and at most 66000 outputs; the suite: 1.22x on DataFieldTensor Q4 double (34500
       // outputs), behind by 4-18% at 100000 and more. In float, flat's threads keep 16 loads in
       // flight when they are this few (kFlatFewOutputs) and were ahead: DataFieldTensor Q4 float
-      // (69000 outputs) 1.14x (session 7).
-      if (p.K >= 512 && p.C * p.R <= (sizeof(T) == 8 ? 70000 : 35000)) return ContractAlgorithm::TeamSmallK;
+      // (69000 outputs) 1.14x (session 7). Session 17 gave float's team-small-k 8 loads in flight
+      // over 2 slices there (contract_team_small_k): at K = 1944 it was 1.19x / 1.10x ahead of
+      // flat at 51750 / 69000 outputs (DataFieldTensor Q4 float at 384 / 512 MiB), 1.24x behind at
+      // 86250, where its teams no longer fit the GPU at once; at K = 648 (DataFieldVector Q4)
+      // flat stayed ahead from 103500 outputs.
+      const index_type outputs = p.C * p.R;
+      if (p.K >= 512 && outputs <= (sizeof(T) == 8 ? 70000 : 35000)) return ContractAlgorithm::TeamSmallK;
+      if (sizeof(T) == 4 && p.K >= 1536 && outputs <= 70000) return ContractAlgorithm::TeamSmallK;
       return ContractAlgorithm::Flat;
     }
     // DataData: flat, except long rows, where the K-split team (8 slices per 32 cells) keeps more

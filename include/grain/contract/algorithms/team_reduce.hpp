@@ -233,10 +233,21 @@ struct ContractTeamSmallKRowsKernel {
 // (stage_runs), and computes their L x R outputs from scratch, r fastest, G lanes per output.
 // `flat` reads each cell's rows once per output row from global memory (FieldField Q1 in
 // LayoutRight: 0.45-0.73 of the floor, session 8).
+//
+// Where the rows are packed, R is a multiple of 4 and a team has a lane per output row, a thread
+// takes four fields at a time (`quads`): units (c, l, quad of r), the quads fastest, each reading
+// its left row once for four right rows and storing the four sums with one or two 16-byte stores.
+// The one-output form read 2K elements of scratch per K multiply-adds, so the shared-memory pipe
+// bound FieldFieldScalar Q1 (K = 8): a row of two 16-byte packs, eight lanes of a quarter-warp on
+// eight right rows 32 bytes apart, two wavefronts per load. A thread's reads start `rot` packs into
+// its rows (and wrap), rot = (rot_l l + rot_q quad) mod packs, the coefficients searched at launch
+// (stage_cells_quad_rotation) for the fewest wavefronts.
 template <class T>
 struct ContractTeamSmallKCellBlocksKernel {
   ContractProblem<T> p;
-  int cells;  // per team
+  int cells;            // per team
+  int rot_l = -1;       // >= 0: four fields at a time, with these rotation coefficients
+  int rot_q = 0;
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     const index_type K = p.K, L = p.L, R = p.R, LR = L * R;
@@ -257,6 +268,10 @@ struct ContractTeamSmallKCellBlocksKernel {
     const int Ki = static_cast<int>(K), Li = static_cast<int>(L), Ri = static_cast<int>(R);
     const int LRi = static_cast<int>(LR);
     const ContractProblem<T>& q = p;
+    if (rot_l >= 0 && packed) {
+      quads(m, xa0, xb0, c0, static_cast<int>(nc));
+      return;
+    }
     // Eight neighbouring outputs (r = 0..7 of one l) read eight right rows at once. When a row
     // is a multiple of 4 packs those start in at most two of the eight 16-byte bank groups, so
     // each row's reads start r packs in (and wrap), which spreads them over all eight (double
@@ -295,9 +310,54 @@ struct ContractTeamSmallKCellBlocksKernel {
       c += sc;
     }
   }
+
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void quads(const Member& m, const T* xa0, const T* xb0, index_type c0, int nc) const {
+    constexpr int V = 16 / sizeof(T);
+    using P = ElementPack<T, V>;
+    const int Ki = static_cast<int>(p.K), Li = static_cast<int>(p.L), Ri = static_cast<int>(p.R);
+    const int np = Ki / V, R4 = Ri / 4, U = Li * R4;
+    const bool vec_store = p.o_r == 1 && !p.sum_into;
+    // Units team_size apart, (c, l, quad) advanced by carries as in the one-output loop.
+    const int n = nc * U, step = m.team_size();
+    const int sc = step / U, sl = (step - sc * U) / R4, sq = step - sc * U - sl * R4;
+    int u = m.team_rank(), c = u / U, l = (u - c * U) / R4, qd = u - c * U - l * R4;
+    for (; u < n; u += step) {
+      const P* pa = reinterpret_cast<const P*>(xa0 + (c * Li + l) * Ki);
+      const P* pb = reinterpret_cast<const P*>(xb0 + (c * Ri + 4 * qd) * Ki);
+      int kv = (rot_l * l + rot_q * qd) % np;
+      T s[4] = {T(0), T(0), T(0), T(0)};
+      for (int i = 0; i < np; ++i) {
+        const P x = pa[kv];
+        for (int j = 0; j < 4; ++j) {
+          const P y = pb[j * np + kv];
+          T d = s[j];
+          for (int e = 0; e < V; ++e) d += x.v[e] * y.v[e];
+          s[j] = d;
+        }
+        kv = kv + 1 == np ? 0 : kv + 1;
+      }
+      T* o = p.out_at(c0 + c, l, 4 * qd);
+      if (vec_store && reinterpret_cast<std::uintptr_t>(o) % 16 == 0) {
+        P* op = reinterpret_cast<P*>(o);
+        for (int h = 0; h < 4 / V; ++h) {
+          P w;
+          for (int e = 0; e < V; ++e) w.v[e] = s[h * V + e];
+          op[h] = w;
+        }
+      } else {
+        for (int j = 0; j < 4; ++j) p.store(c0 + c, l, 4 * qd + j, s[j]);
+      }
+      qd += sq;
+      if (qd >= R4) qd -= R4, ++l;
+      l += sl;
+      if (l >= Li) l -= Li, ++c;
+      c += sc;
+    }
+  }
 };
 
-template <class T>
+template <class T, int A = 2>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
   int slices;  // of K, per cell
@@ -318,7 +378,7 @@ struct ContractTeamSmallKCellsKernel {
         const T* a = pp.a + c * pp.a_c + l * pp.a_l;
         const T* b = pp.b + c * pp.b_c + r * pp.b_r;
         if (pp.K1 == 1) {
-          v = dot_strided(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, k1 - k0);
+          v = dot_strided<A>(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, k1 - k0);
         } else {
           for (index_type k = k0; k < k1; ++k) v += a[pp.a_k(k)] * b[pp.b_k(k)];
         }
@@ -353,12 +413,31 @@ void contract_team_stride(const ContractProblem<T>& p) {
 template <class Exec, class T>
 void contract_team_small_k(const ContractProblem<T>& p) {
   if (p.cells_fastest()) {
-    using K = ContractTeamSmallKCellsKernel<T>;
-    const int slices = is_host_execution_space_v<Exec> ? 1 : 8;  // a host team is one thread
-    const index_type league = (p.C + K::G - 1) / K::G * p.L * p.R;
-    auto policy = contract_team_policy<Exec>(league, static_cast<int>(K::G) * slices);
-    policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices) * sizeof(T)));
-    parallel_for(policy, K{p, slices});
+    // 8 slices of K, each thread 2 loads in flight; DataField in float: 8 loads in flight, over
+    // 4 slices up to 35000 outputs and 2 above (H100, session 17, LayoutLeft DataFieldTensor Q4
+    // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
+    // 0.244). A host team is one thread, with one slice.
+    const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
+    int slices = is_host_execution_space_v<Exec> ? 1 : !float_fields ? 8 : p.C * p.R <= 35000 ? 4 : 2;
+    int inflight = float_fields ? 8 : 2;
+    // Temporary experiment knobs (session 17): GRAIN_TSK_SLICES, GRAIN_TSK_LEFT_A.
+    if constexpr (!is_host_execution_space_v<Exec>) {
+      if (const char* e = std::getenv("GRAIN_TSK_SLICES")) slices = std::atoi(e);
+      if (const char* e = std::getenv("GRAIN_TSK_LEFT_A")) inflight = std::atoi(e);
+    }
+    auto launch = [&](auto kernel) {
+      using K = decltype(kernel);
+      const index_type league = (p.C + K::G - 1) / K::G * p.L * p.R;
+      auto policy = contract_team_policy<Exec>(league, static_cast<int>(K::G) * slices);
+      policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices) * sizeof(T)));
+      parallel_for(policy, kernel);
+    };
+    if (inflight == 8)
+      launch(ContractTeamSmallKCellsKernel<T, 8>{p, slices});
+    else if (inflight == 4)
+      launch(ContractTeamSmallKCellsKernel<T, 4>{p, slices});
+    else
+      launch(ContractTeamSmallKCellsKernel<T, 2>{p, slices});
     return;
   }
   // Lanes over K: K or r is the unit-stride index here, never the cell. With K unit-stride and
@@ -371,9 +450,17 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     // one thread, which fills its scratch with one cell at a time.
     int cells = 1, rows = 1, lanes = 1;
     if constexpr (!is_host_execution_space_v<Exec>) stage_cells_shape<T>(p.K, p.L, p.R, cells, rows, lanes);
+    ContractTeamSmallKCellBlocksKernel<T> kernel{p, cells};
+    if (lanes == 1 && pack && p.R % 4 == 0 && stage_cells_quads_enabled()) {
+      // Four fields a thread: as many threads as the team has units, up to kStageRowsThreads.
+      const index_type units = static_cast<index_type>(cells) * p.L * (p.R / 4);
+      if constexpr (!is_host_execution_space_v<Exec>)
+        rows = static_cast<int>(units < kStageRowsThreads ? (units + 31) / 32 * 32 : kStageRowsThreads);
+      stage_cells_quad_rotation<T>(p.K, p.L, p.R, rows, kernel.rot_l, kernel.rot_q);
+    }
     auto policy = contract_team_policy<Exec>((p.C + cells - 1) / cells, rows, lanes);
     policy.set_scratch_size(0, PerTeam(stage_cells_bytes<T>(cells, p.L, p.R, p.K)));
-    parallel_for(policy, ContractTeamSmallKCellBlocksKernel<T>{p, cells});
+    parallel_for(policy, kernel);
     return;
   }
   if (p.stage_rows()) {
