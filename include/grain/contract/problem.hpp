@@ -14,8 +14,6 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
-#include <cstdlib>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -338,15 +336,6 @@ void stage_cells_quad_rotation(index_type K, index_type L, index_type R, int thr
     }
   last[0] = K, last[1] = L, last[2] = R, last[3] = threads;
   last_rot[0] = rot_l, last_rot[1] = rot_q;
-}
-
-// Temporary experiment switch (session 17): GRAIN_TSK_QUADS=0 keeps one output a thread.
-inline bool stage_cells_quads_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GRAIN_TSK_QUADS");
-    return !(e && e[0] == '0');
-  }();
-  return on;
 }
 
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums

@@ -18,9 +18,10 @@
 //               With cells as the unit-stride index (LayoutLeft) lanes on K would read one
 //               element per sector, so there the split moves up a level: a team takes 32
 //               consecutive cells of one (l, r) and S = 8 slices of K; thread (cell, slice) sums
-//               its slice with coalesced loads, and the slices are added in scratch in a fixed
-//               order (deterministic). This is what long K over few outputs needs on the GPU:
-//               8x the threads of `flat`, each with an eighth of the loop.
+//               its slice with coalesced loads (A in flight), and the slices are added in scratch
+//               in a fixed order (deterministic). This is what long K over few outputs needs on
+//               the GPU: 8x the threads of `flat`, each with an eighth of the loop (DataField in
+//               float: S = 4 or 2 and A = 8, contract_team_small_k).
 //
 // The team sizes above are the GPU's; on the CPU a team is one thread and its vector ranges are
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
@@ -237,11 +238,15 @@ struct ContractTeamSmallKRowsKernel {
 // Where the rows are packed, R is a multiple of 4 and a team has a lane per output row, a thread
 // takes four fields at a time (`quads`): units (c, l, quad of r), the quads fastest, each reading
 // its left row once for four right rows and storing the four sums with one or two 16-byte stores.
-// The one-output form read 2K elements of scratch per K multiply-adds, so the shared-memory pipe
-// bound FieldFieldScalar Q1 (K = 8): a row of two 16-byte packs, eight lanes of a quarter-warp on
-// eight right rows 32 bytes apart, two wavefronts per load. A thread's reads start `rot` packs into
+// The one-output form reads 2K elements of scratch per K multiply-adds, and its eight lanes of a
+// quarter-warp read eight right rows a row apart: at FieldFieldScalar Q1 float (K = 8, rows of
+// two 16-byte packs) Nsight Compute counted 84 M shared-load wavefronts, 40% of them bank
+// conflicts, L1 52% and DRAM 67% busy (H100, session 17). A thread's reads start `rot` packs into
 // its rows (and wrap), rot = (rot_l l + rot_q quad) mod packs, the coefficients searched at launch
-// (stage_cells_quad_rotation) for the fewest wavefronts.
+// (stage_cells_quad_rotation) for the fewest wavefronts: no conflicts reported, L1 26% and DRAM
+// 80% busy. LayoutRight FieldField Q1, three rounds: Scalar float 0.727 -> 0.604 ms (0.76 -> 0.92
+// of the floor), double 0.630 -> 0.604, Vector 0.492 -> 0.478 / 0.50 -> 0.472, Tensor float
+// 0.450 -> 0.437, double level (0.444 / 0.447).
 template <class T>
 struct ContractTeamSmallKCellBlocksKernel {
   ContractProblem<T> p;
@@ -357,6 +362,7 @@ struct ContractTeamSmallKCellBlocksKernel {
   }
 };
 
+// A: partial sums, so loads in flight, of each thread's strided dot product (dot_strided).
 template <class T, int A = 2>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
@@ -418,13 +424,7 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
     // 0.244). A host team is one thread, with one slice.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
-    int slices = is_host_execution_space_v<Exec> ? 1 : !float_fields ? 8 : p.C * p.R <= 35000 ? 4 : 2;
-    int inflight = float_fields ? 8 : 2;
-    // Temporary experiment knobs (session 17): GRAIN_TSK_SLICES, GRAIN_TSK_LEFT_A.
-    if constexpr (!is_host_execution_space_v<Exec>) {
-      if (const char* e = std::getenv("GRAIN_TSK_SLICES")) slices = std::atoi(e);
-      if (const char* e = std::getenv("GRAIN_TSK_LEFT_A")) inflight = std::atoi(e);
-    }
+    const int slices = is_host_execution_space_v<Exec> ? 1 : !float_fields ? 8 : p.C * p.R <= 35000 ? 4 : 2;
     auto launch = [&](auto kernel) {
       using K = decltype(kernel);
       const index_type league = (p.C + K::G - 1) / K::G * p.L * p.R;
@@ -432,10 +432,8 @@ void contract_team_small_k(const ContractProblem<T>& p) {
       policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices) * sizeof(T)));
       parallel_for(policy, kernel);
     };
-    if (inflight == 8)
+    if (float_fields)
       launch(ContractTeamSmallKCellsKernel<T, 8>{p, slices});
-    else if (inflight == 4)
-      launch(ContractTeamSmallKCellsKernel<T, 4>{p, slices});
     else
       launch(ContractTeamSmallKCellsKernel<T, 2>{p, slices});
     return;
@@ -451,7 +449,7 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     int cells = 1, rows = 1, lanes = 1;
     if constexpr (!is_host_execution_space_v<Exec>) stage_cells_shape<T>(p.K, p.L, p.R, cells, rows, lanes);
     ContractTeamSmallKCellBlocksKernel<T> kernel{p, cells};
-    if (lanes == 1 && pack && p.R % 4 == 0 && stage_cells_quads_enabled()) {
+    if (lanes == 1 && pack && p.R % 4 == 0) {
       // Four fields a thread: as many threads as the team has units, up to kStageRowsThreads.
       const index_type units = static_cast<index_type>(cells) * p.L * (p.R / 4);
       if constexpr (!is_host_execution_space_v<Exec>)
