@@ -5,6 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/device}
+# Refuse binaries older than the sources they are built from. Session 17: after a build was killed
+# mid-compile, ninja kept no header dependencies for one object, so a later header-only change
+# built nothing and the staged binaries were stale (`ninja -C build/device -t deps OBJECT` showed
+# "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them.
+oldest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests | tail -1)
+newer=$(find include src apps bench tests -type f -newer "$oldest" | head -5)
+if [ -n "$newer" ]; then
+  echo "device-stage: sources newer than $oldest (rebuild first; if ninja has no work, ninja -C $build -t clean):" >&2
+  echo "$newer" >&2
+  exit 1
+fi
 rm -rf .device-carry && mkdir -p .device-carry/tests
 cp "$build/apps/grain/grain" .device-carry/
 for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
