@@ -718,10 +718,7 @@ void print_summary(const Report& rep) {
       if (r->selected) pick = r;
       if (!best || r->ms < best->ms) best = r;
     }
-    double local = 0;
-    if (pick)
-      for (const auto& [key, v] : pick->extra)
-        if (key == "roofline_local") local = v;
+    const double local = pick ? pick->extra_value("roofline_local") : 0.0;
     std::printf("%-18s %-10s %-6s %-16s %9.3f %9.3f %-16s %9.2f %9s  %s\n", k.kernel.c_str(),
                 k.case_name.c_str(), k.dtype.c_str(), pick ? pick->algorithm.c_str() : "(not timed)",
                 pick ? pick->roofline : 0.0, local, best ? best->algorithm.c_str() : "-",

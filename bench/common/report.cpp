@@ -61,7 +61,23 @@ Row size_row(const char* kernel, long long n, const std::string& algorithm, doub
   return r;
 }
 
+double Row::extra_value(const std::string& key) const {
+  for (const auto& [k, v] : extra)
+    if (k == key) return v;
+  return 0;
+}
+
+void Row::set_extra(const std::string& key, double value) {
+  for (auto& [k, v] : extra)
+    if (k == key) {
+      v = value;
+      return;
+    }
+  extra.push_back({key, value});
+}
+
 void Report::raise_ceilings(double copy, double peak_float, double peak_double) {
+  const bool rose = copy > copy_GBps || peak_float > peak_GFLOPs_float || peak_double > peak_GFLOPs_double;
   if (copy > 0) {
     if (copy_GBps_lowest <= 0) copy_GBps_lowest = copy_GBps;
     copy_GBps_lowest = std::min(copy_GBps_lowest, copy);
@@ -70,6 +86,7 @@ void Report::raise_ceilings(double copy, double peak_float, double peak_double) 
   }
   peak_GFLOPs_float = std::max(peak_GFLOPs_float, peak_float);
   peak_GFLOPs_double = std::max(peak_GFLOPs_double, peak_double);
+  if (!rose) return;
   std::vector<Row> old;
   old.swap(rows);
   for (Row& r : old) add(std::move(r));
@@ -85,16 +102,10 @@ Row& Report::add(Row r) {
     if (copy_GBps > 0) floor_s = std::max(floor_s, r.bytes / (copy_GBps * 1e9));
     if (peak > 0) floor_s = std::max(floor_s, r.flops / (peak * 1e9));
     r.roofline = floor_s / s;
-    double local = 0;
-    for (const auto& [k, v] : r.extra)
-      if (k == "copy_GBps_local") local = v;
-    if (local > 0) {
+    if (const double local = r.extra_value("copy_GBps_local"); local > 0) {
       double local_s = r.bytes / (local * 1e9);
       if (peak > 0) local_s = std::max(local_s, r.flops / (peak * 1e9));
-      bool set = false;
-      for (auto& [k, v] : r.extra)
-        if (k == "roofline_local") v = local_s / s, set = true;
-      if (!set) r.extra.push_back({"roofline_local", local_s / s});
+      r.set_extra("roofline_local", local_s / s);
     }
   }
   rows.push_back(std::move(r));

@@ -24,6 +24,9 @@ struct Row {
   double GBps = 0, GFLOPs = 0, roofline = 0;
   // Further numeric fields (e.g. "N", "eff_GBps", "mode"), written after the standard ones.
   std::vector<std::pair<std::string, double>> extra;
+  // The extra field `key`, or 0 where the row has none; set_extra adds or replaces it.
+  double extra_value(const std::string& key) const;
+  void set_extra(const std::string& key, double value);
 };
 
 // The row of one double-precision kernel timed at size n (the core and paper benchmarks): case
@@ -45,8 +48,9 @@ struct Report {
   std::vector<Row> rows;
 
   // Takes a further measurement of the ceilings (0: none of that kind): each ceiling becomes the
-  // highest measured so far, and every row's roofline is derived again from it, so a ceiling taken
-  // in a slow moment of a shared machine does not flatter the kernels timed in a fast one.
+  // highest measured so far, and where one rose every row's roofline is derived again from it, so
+  // a ceiling taken in a slow moment of a shared machine does not flatter the kernels timed in a
+  // fast one.
   void raise_ceilings(double copy, double peak_float = 0, double peak_double = 0);
 
   // Derives GBps, GFLOPs and roofline from the row's time and this report's ceilings. A row that
