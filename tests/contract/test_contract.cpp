@@ -505,6 +505,87 @@ TEST(ContractBlockCells, EveryPath) {
   check_block_cells<double, 2 * VD, 6>(g);  // Q1 double
   check_block_cells<double, VD, 8>(g);
 }
+
+// block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,
+// R = 4 and 8, K = 8 W and 9 W (the suite's FieldFieldTensor Q1 in float), the next cell
+// prefetched or not, outputs row-major (whole rows of TR stored at once) or with the fields
+// strided (one store at a time), overwrite (NaN-poisoned out) and sum_into; against a long double
+// loop on random non-zero data. host_dot_cells' rule is checked on the suite's shapes.
+template <class T>
+void check_block_dot(std::mt19937_64& g) {
+  constexpr grain::index_type C = 5, W = grain::impl::kHostVectorBytes / grain::index_type(sizeof(T));
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  int runs = 0;
+  for (grain::index_type L : {8, 16})
+    for (grain::index_type R : {4, 8})
+      for (grain::index_type K : {8 * W, 9 * W})
+        for (bool fields_strided : {false, true}) {
+          std::vector<T> a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R));
+          for (T& v : a) v = rnd();
+          for (T& v : b) v = rnd();
+          for (T& v : init) v = rnd();
+          grain::impl::ContractProblem<T> p;
+          p.kernel = grain::ContractKernel::FieldFieldScalar;
+          p.C = C, p.L = L, p.R = R;
+          p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+          p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R;
+          if (fields_strided)
+            p.o_l = 1, p.o_r = L;
+          else
+            p.o_l = R, p.o_r = 1;
+          p.canonicalize();
+          p.a = a.data(), p.b = b.data();
+          for (bool prefetch : {false, true})
+            for (bool sum_into : {false, true}) {
+              std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+              p.out = out.data(), p.sum_into = sum_into;
+              const grain::impl::ContractBlockHostDotKernel<T, 8, 4> kernel{p, prefetch};
+              for (grain::index_type c = 0; c < C; ++c) kernel(c);
+              ++runs;
+              for (grain::index_type c = 0; c < C; ++c)
+                for (grain::index_type l = 0; l < L; ++l)
+                  for (grain::index_type r = 0; r < R; ++r) {
+                    const std::size_t o = std::size_t(c * L * R + l * p.o_l + r * p.o_r);
+                    long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+                    for (grain::index_type k = 0; k < K; ++k) {
+                      const long double t =
+                          (long double)a[std::size_t((c * L + l) * K + k)] * b[std::size_t((c * R + r) * K + k)];
+                      ref += t, mag += std::fabs((double)t);
+                    }
+                    EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K, double(mag)))
+                        << "L " << L << ", R " << R << ", K " << K << ", fields strided " << fields_strided
+                        << ", prefetch " << prefetch << ", sum_into " << sum_into << ", cell " << c << ", out ("
+                        << l << ", " << r << ")";
+                  }
+            }
+        }
+  EXPECT_EQ(runs, 64);
+}
+
+TEST(ContractBlockDot, EveryPath) {
+  std::mt19937_64 g(1818);
+  check_block_dot<float>(g);
+  check_block_dot<double>(g);  // the template's double instance (not used by the rule)
+  // The rule: FieldFieldTensor Q1 float (8 x 8 fields, K = 72) only among the suite's cells.
+  auto rule = [](auto zero, grain::index_type L, grain::index_type R, grain::index_type K) {
+    using T = decltype(zero);
+    grain::impl::ContractProblem<T> p;
+    p.kernel = grain::ContractKernel::FieldFieldScalar;
+    p.C = 3, p.L = L, p.R = R;
+    p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+    p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R, p.o_l = R, p.o_r = 1;
+    p.canonicalize();
+    return grain::impl::host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K);
+  };
+  const bool wide = grain::impl::kHostVectorBytes == 32;  // W = 8 floats: K = 72 is a multiple
+  EXPECT_EQ(rule(0.0f, 8, 8, 72), wide);
+  EXPECT_FALSE(rule(0.0, 8, 8, 72));
+  EXPECT_FALSE(rule(0.0f, 8, 8, 24));
+  EXPECT_FALSE(rule(0.0f, 8, 8, 8));
+  EXPECT_FALSE(rule(0.0f, 64, 64, 576));
+  EXPECT_FALSE(rule(0.0f, 27, 27, 243));
+}
 #endif
 
 TEST(ContractDot, StridedPartialSums) {

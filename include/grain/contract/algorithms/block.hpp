@@ -395,12 +395,117 @@ struct ContractBlockHostCellKernel {
 };
 #endif
 
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// ContractBlockHostDotKernel: one iteration per cell, TL x TR blocks of outputs, each output a
+// vector of W partial sums along K (TL x TR accumulators: 32 vector registers at 8 x 4, which
+// AVX-512 machines have), so each step of W along K loads TL + TR vectors for TL x TR FMAs and
+// packs nothing; the sums leave through HostVector::sum_lanes, W at a time. Preconditions: both
+// operands unit-stride along K, K a multiple of W, L and R multiples of TL and TR.
+//
+// Used (host_dot_cells) for float cells of at most W fields (where the cell kernel's panel is one
+// vector wide and so needs a broadcast per FMA) with K >= 8 W and L, R multiples of 8 and 4:
+// FieldFieldTensor Q1 float (8 x 8 fields, K = 72). Session 18, the EPYC, docs/performance.md:
+// one thread in cache (1 MiB) 0.115-0.143 ms -> 0.067 (OpenBLAS per cell 0.069-0.084, `flat`
+// 0.092); 2 threads from memory (128 MiB, medians of six alternating rounds) 9.91 -> 9.33 ms,
+// OpenBLAS per cell 0.77x -> 1.02x of it. Not used: FieldFieldVector Q1 float (K = 3 W: the cell
+// kernel 8.12 ms, this one 10.11), Q3 cells (64 x 64: 10-60% slower than the packed team kernel in
+// cache), and double: in cache 8 x 4 beat the cell kernel on FieldFieldTensor Q1 (0.066-0.075 ms
+// against 0.086-0.139), but from memory it ran 11.9 ms against 6.9 with the next cell prefetched
+// and 27.6 without.
+template <class T, int TL, int TR>
+struct ContractBlockHostDotKernel {
+  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
+  static_assert((TL * TR) % W == 0, "whole groups of W sums");
+  static constexpr int G = TL * TR / W;
+  using HV = HostVector<T, W>;
+  using V = typename HV::V;
+  ContractProblem<T> p;
+  bool prefetch;  // ask for the next cell's operands while this one computes
+
+  void operator()(index_type c) const {
+    const T* a = p.a + c * p.a_c;
+    const T* b = p.b + c * p.b_c;
+    if (prefetch && c + 1 < p.C) {
+      const index_type E = static_cast<index_type>(sizeof(T));
+      HostLinePrefetcher pf(reinterpret_cast<const char*>(a + p.a_c), p.L, p.a_l * E,
+                            reinterpret_cast<const char*>(b + p.b_c), p.R, p.b_r * E, p.K * E, 1);
+      pf.spread_over((p.L / TL) * (p.R / TR) * (p.K / W));
+      for (index_type l = 0; l < p.L; l += TL)
+        for (index_type r = 0; r < p.R; r += TR) block(c, l, r, a + l * p.a_l, b + r * p.b_r, pf);
+    } else {
+      HostNoTick none;
+      for (index_type l = 0; l < p.L; l += TL)
+        for (index_type r = 0; r < p.R; r += TR) block(c, l, r, a + l * p.a_l, b + r * p.b_r, none);
+    }
+  }
+
+  template <class Tick>
+  GRAIN_FORCEINLINE void block(index_type c, index_type l, index_type r, const T* a, const T* b, Tick& tick) const {
+    const index_type K = p.K, la = p.a_l, lb = p.b_r;
+    V acc[TL * TR];
+    {
+      V x[TL], y[TR];
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < TL; ++i) x[i] = HV::load(a + i * la);
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < TR; ++j) y[j] = HV::load(b + j * lb);
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < TL; ++i)
+        GRAIN_HOST_UNROLL
+        for (int j = 0; j < TR; ++j) acc[i * TR + j] = x[i] * y[j];
+    }
+    for (index_type k = W; k < K; k += W) {
+      tick.tick();
+      V x[TL], y[TR];
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < TL; ++i) x[i] = HV::load(a + i * la + k);
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < TR; ++j) y[j] = HV::load(b + j * lb + k);
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < TL; ++i)
+        GRAIN_HOST_UNROLL
+        for (int j = 0; j < TR; ++j) acc[i * TR + j] += x[i] * y[j];
+    }
+    const bool rows_whole = p.o_r == 1 && !p.sum_into;
+    GRAIN_HOST_UNROLL
+    for (int g = 0; g < G; ++g) {
+      V grp[W];
+      GRAIN_HOST_UNROLL
+      for (int w = 0; w < W; ++w) grp[w] = acc[g * W + w];
+      alignas(sizeof(V)) T s[W];
+      HV::store(s, HV::sum_lanes(grp));
+      // lane w is output (i, j) = divmod(g W + w, TR)
+      if (rows_whole && W % TR == 0) {
+        GRAIN_HOST_UNROLL
+        for (int h = 0; h < W / TR; ++h) {
+          const int i = (g * W) / TR + h;
+          std::memcpy(p.out_at(c, l + i, r), s + h * TR, TR * sizeof(T));
+        }
+      } else {
+        for (int w = 0; w < W; ++w) {
+          const int f = g * W + w;
+          p.store(c, l + f / TR, r + f % TR, s[w]);
+        }
+      }
+    }
+  }
+};
+
+#endif
+
 // Panels of fields two vectors wide (one where R fits in one vector, with 8 rows per block: Q1
 // float's 8 x 8 cells); rows split into panels only where the cells are too few to keep every
 // thread busy (the right operand is then packed once per panel).
 template <class Exec, class T>
 void contract_block_host_gemm(const ContractProblem<T>& p) {
   constexpr int V = kHostVectorBytes / static_cast<int>(sizeof(T));
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  if (host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K)) {
+    const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
+    parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostDotKernel<T, 8, 4>{p, prefetch});
+    return;
+  }
+#endif
   auto run = [&](auto nr, auto mr) {
     constexpr int NR = decltype(nr)::value, MR = decltype(mr)::value;
     using K = ContractBlockHostGemmKernel<T, NR, MR>;
