@@ -309,8 +309,9 @@ GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
 
 // flat's packed cells (LayoutLeft Data kernels on the GPU, ContractProblem::flat_cell_pack): C a
 // multiple of 4 (16-byte loads of 4 floats or 2 doubles), C only even (float
-// pairs), C odd and a base pointer off its boundary (the plain threads), enough fields or cells
-// for the packed threads to apply, K = 13 / 7 (a remainder after the 4-step loop); out poisoned
+// pairs), C odd in float (shifted packs of 4, flat_cell_shift) and a base pointer off its boundary
+// (the plain threads), enough fields or cells for the packed threads to apply (and, at C = 1999,
+// one pack short of it), K = 13 / 7 / 5 (a remainder after the 4-step loop); out poisoned
 // (overwrite) or random (sum_into), against a double loop. Host back ends run their own flat.
 template <class Exec, class T>
 void flat_packed_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off, std::uint64_t seed) {
@@ -323,7 +324,10 @@ GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
     flat_packed_case<TypeParam, float>(2000, 100, 13, off, seed += 3);   // 4 cells per thread
     flat_packed_case<TypeParam, float>(2002, 100, 13, off, seed += 3);   // 2
     flat_packed_case<TypeParam, double>(2000, 100, 13, off, seed += 3);  // 2
-    flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: one cell
+    flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: shifted packs of 4
+    flat_packed_case<TypeParam, float>(2003, 100, 5, off, seed += 3);    // C = 3 mod 4, K < 4 steps
+    flat_packed_case<TypeParam, float>(1999, 100, 13, off, seed += 3);   // too few threads: one cell
+    flat_packed_case<TypeParam, float>(200001, 1, 7, off, seed += 3);    // DataData, shifted
     flat_packed_case<TypeParam, float>(200000, 1, 7, off, seed += 3);    // DataData: 4
     flat_packed_case<TypeParam, float>(200002, 1, 7, off, seed += 3);    // 2
     flat_packed_case<TypeParam, double>(200000, 1, 7, off, seed += 3);   // 2
@@ -587,6 +591,68 @@ TEST(ContractBlockDot, EveryPath) {
   EXPECT_FALSE(rule(0.0f, 27, 27, 243));
 }
 #endif
+
+// flat's shifted packs (ContractFlatCellShiftKernel, a GPU kernel), run here directly on the
+// host so every index path is checked (and, in the sanitizer build, every read stays inside the
+// arrays, which are allocated exactly): C = 5 to 67 with C mod 4 = 0-3 (0 with padded strides),
+// DataData (R = 1) and DataField, one level of K (K0 = 3, 4, 13: the remainder loop and the
+// 4-step loop) and two (the left operand padded between levels), overwrite (NaN-poisoned out) and
+// sum_into; against a long double loop on random non-zero data.
+TEST(ContractFlatCellShift, EveryPath) {
+  std::mt19937_64 g(2626);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return float(g() % 2 ? u(g) : -u(g)); };
+  int runs = 0;
+  for (grain::index_type C : {5, 9, 11, 38, 39, 64, 67})
+    for (grain::index_type R : {1, 3})
+      for (grain::index_type K0 : {3, 4, 13})
+        for (grain::index_type K1 : {1, 2}) {
+          // left (c, k0, k1) at c + cs k0 + cs (K0 + 1) k1 (padded between levels when K1 = 2);
+          // right (c, r, k0, k1) at c + cs r + cs R k0 + cs R K0 k1; cs = C, or C + 1 where C is a
+          // multiple of 4 (so the rows are not packed either way).
+          const grain::index_type cs = C % 4 ? C : C + 1, astride1 = cs * (K0 + 1);
+          std::vector<float> a(std::size_t(astride1 * (K1 - 1) + cs * (K0 - 1) + C));
+          std::vector<float> b(std::size_t(cs * R * K0 * K1 - cs + C));
+          std::vector<float> init(std::size_t(C * R));
+          for (float& v : a) v = rnd();
+          for (float& v : b) v = rnd();
+          for (float& v : init) v = rnd();
+          grain::impl::ContractProblem<float> p;
+          p.kernel = R == 1 ? grain::ContractKernel::DataDataScalar : grain::ContractKernel::DataFieldScalar;
+          p.C = C, p.L = 1, p.R = R;
+          p.x[1] = K0, p.ax[1] = cs, p.bx[1] = cs * R;
+          p.x[2] = K1, p.ax[2] = astride1, p.bx[2] = cs * R * K0;
+          p.a_c = 1, p.a_l = 0, p.b_c = 1, p.b_r = cs, p.o_c = 1, p.o_l = 0, p.o_r = C;
+          p.canonicalize();
+          ASSERT_EQ(p.K1, K1);
+          p.a = a.data(), p.b = b.data();
+          ASSERT_FALSE(p.cells_packed(4));
+          for (bool sum_into : {false, true}) {
+            std::vector<float> out = sum_into ? init : std::vector<float>(init.size(), std::numeric_limits<float>::quiet_NaN());
+            p.out = out.data(), p.sum_into = sum_into;
+            using SK = grain::impl::ContractFlatCellShiftKernel<float, 4>;
+            const grain::index_type groups = ((C + 3) / 4 + SK::G - 1) / SK::G;
+            const SK kernel{p};
+            for (grain::index_type o = 0; o < groups * SK::G * R; ++o) kernel(o);
+            ++runs;
+            for (grain::index_type c = 0; c < C; ++c)
+              for (grain::index_type r = 0; r < R; ++r) {
+                const std::size_t o = std::size_t(c + r * C);
+                long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+                for (grain::index_type k1 = 0; k1 < K1; ++k1)
+                  for (grain::index_type k0 = 0; k0 < K0; ++k0) {
+                    const long double t = (long double)a[std::size_t(c + cs * k0 + astride1 * k1)] *
+                                          b[std::size_t(c + cs * r + cs * R * k0 + cs * R * K0 * k1)];
+                    ref += t, mag += std::fabs((double)t);
+                  }
+                EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<float>(K0 * K1, double(mag)))
+                    << "C " << C << ", R " << R << ", K0 " << K0 << ", K1 " << K1 << ", sum_into " << sum_into
+                    << ", cell " << c << ", field " << r;
+              }
+          }
+        }
+  EXPECT_EQ(runs, 7 * 2 * 3 * 2 * 2);
+}
 
 TEST(ContractDot, StridedPartialSums) {
   std::mt19937_64 g(4242);

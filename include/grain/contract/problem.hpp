@@ -147,6 +147,15 @@ struct ContractProblem {
     if (v == 0) return 0;
     return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
   }
+  // GPU `flat` on the float Data kernels in LayoutLeft whose cells are unit-stride but not packed
+  // by 4 (C or a stride not a multiple of 4, both arrays 16-byte aligned): whether a thread takes 4
+  // neighbouring cells read through shifted 16-byte packs (ContractFlatCellShiftKernel), over
+  // as many threads as the packed kernel needs.
+  bool flat_cell_shift() const {
+    auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    return sizeof(T) == 4 && contract_kernel_family(kernel) != 2 && a_c == 1 && b_c == 1 && !cells_packed(4) &&
+           aligned(a) && aligned(b) && (C + 3) / 4 * L * R >= 50000;
+  }
   // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
   // level in both operands, a multiple of V, and every row and cell starting V-aligned
   // (team-small-k's LayoutRight lanes, and Auto's choice of them).

@@ -15,6 +15,7 @@
 // whenever there are at least two of them.
 #pragma once
 
+#include <cstdlib>
 #include <type_traits>
 
 #include "grain/contract/algorithms/common.hpp"
@@ -79,6 +80,65 @@ struct ContractFlatCellPackKernel {
       }
     }
     for (int v = 0; v < V; ++v) p.store(c0 + v, l, r, s[v]);
+  }
+};
+
+// GPU variant for unit-stride float cells whose runs do not start on 4-cell boundaries (C not a
+// multiple of 4, ContractProblem::flat_cell_shift): a thread takes 4 neighbouring cells of one
+// (l, r) as in ContractFlatCellPackKernel, and reads each row's 4 elements from the two 16-byte
+// aligned packs that hold them (the second only where the row is shifted; the neighbouring
+// thread's first, so an L1 hit), keeping the ones it needs by the row's shift (warp-uniform: the
+// threads of a warp read the same row). A warp's loads then cover 512 aligned bytes (16 sectors, 17
+// with the shift) where 4-byte loads of 32 cells covered 128 bytes in 5 sectors, the boundary
+// sectors fetched again by the neighbouring group. The last packs of a row, whose second pack
+// could lie past the array, read their cells one at a time.
+template <class T, int A>
+struct ContractFlatCellShiftKernel {
+  static_assert(sizeof(T) == 4, "16-byte packs of 4 elements");
+  using P = ElementPack<T, 4>;
+  ContractProblem<T> p;
+  static constexpr index_type G = 32;
+  // The 4 elements q[e .. e + 3], q 16-byte aligned.
+  GRAIN_FORCEINLINE_FUNCTION static void load4(const T* q, index_type e, T (&out)[4]) {
+    const int m = static_cast<int>(e & 3);
+    const P* c = reinterpret_cast<const P*>(q + (e - m));
+    const P lo = c[0];
+    const P hi = m ? c[1] : lo;
+    const T w[8] = {lo.v[0], lo.v[1], lo.v[2], lo.v[3], hi.v[0], hi.v[1], hi.v[2], hi.v[3]};
+    T t[5];
+    for (int i = 0; i < 5; ++i) t[i] = (m & 2) ? w[i + 2] : w[i];
+    for (int i = 0; i < 4; ++i) out[i] = (m & 1) ? t[i + 1] : t[i];
+  }
+  GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
+    index_type q, l, r;
+    if (!split_cell_group<G>(o, (p.C + 3) / 4, p.L, p.R, q, l, r)) return;
+    const index_type c0 = q * 4;
+    if (c0 + 8 > p.C) {  // the row's last packs: cells one at a time
+      for (index_type c = c0; c < c0 + 4 && c < p.C; ++c)
+        p.store(c, l, r, dot_k<A>(p, p.a + c + l * p.a_l, p.b + c + r * p.b_r));
+      return;
+    }
+    T s[4] = {T(0), T(0), T(0), T(0)};
+    for (index_type k1 = 0; k1 < p.K1; ++k1) {
+      index_type ex = c0 + l * p.a_l + k1 * p.a_s1, ey = c0 + r * p.b_r + k1 * p.b_s1;
+      index_type k = 0;
+      for (; k + A <= p.K0; k += A, ex += A * p.a_s0, ey += A * p.b_s0) {
+        T xs[A][4], ys[A][4];
+        for (int j = 0; j < A; ++j) {
+          load4(p.a, ex + j * p.a_s0, xs[j]);
+          load4(p.b, ey + j * p.b_s0, ys[j]);
+        }
+        for (int j = 0; j < A; ++j)
+          for (int v = 0; v < 4; ++v) s[v] += xs[j][v] * ys[j][v];
+      }
+      for (; k < p.K0; ++k, ex += p.a_s0, ey += p.b_s0) {
+        T xk[4], yk[4];
+        load4(p.a, ex, xk);
+        load4(p.b, ey, yk);
+        for (int v = 0; v < 4; ++v) s[v] += xk[v] * yk[v];
+      }
+    }
+    for (int v = 0; v < 4; ++v) p.store(c0 + v, l, r, s[v]);
   }
 };
 
@@ -277,6 +337,16 @@ void contract_flat(const ContractProblem<T>& p) {
     };
     if (c_fast) {
       const int v = p.flat_cell_pack();
+      if constexpr (sizeof(T) == 4) {
+        const char* e = std::getenv("GRAIN_FLAT_SHIFT");
+        const int mode = e ? std::atoi(e) : 2;
+        if (mode && p.flat_cell_shift() && (mode == 1 || v == 0)) {
+          using SK = ContractFlatCellShiftKernel<T, 4>;
+          const index_type groups = ((p.C + 3) / 4 + SK::G - 1) / SK::G;
+          parallel_for(RangePolicy<Exec>(0, groups * SK::G * p.L * p.R), SK{p});
+          return;
+        }
+      }
       if (v == 16 / static_cast<int>(sizeof(T))) return packs(std::integral_constant<int, 16 / sizeof(T)>{});
       if constexpr (sizeof(T) == 4) {
         if (v == 2) return packs(std::integral_constant<int, 2>{});
