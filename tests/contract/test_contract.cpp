@@ -309,9 +309,10 @@ GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
 
 // flat's packed cells (LayoutLeft Data kernels on the GPU, ContractProblem::flat_cell_pack): C a
 // multiple of 4 (16-byte loads of 4 floats or 2 doubles), C only even (float
-// pairs), C odd in float (shifted packs of 4, flat_cell_shift) and a base pointer off its boundary
-// (the plain threads), enough fields or cells for the packed threads to apply (and, at C = 1999,
-// one pack short of it), K = 13 / 7 / 5 (a remainder after the 4-step loop); out poisoned
+// pairs), C odd in float (shifted packs of 4 where there are 2^18 such threads, flat_cell_shift)
+// and a base pointer off its boundary (the plain threads), enough fields or cells for the packed
+// threads to apply (and one pack short of it), K = 13 / 7 / 5 (a remainder after the 4-step loop);
+// out poisoned
 // (overwrite) or random (sum_into), against a double loop. Host back ends run their own flat.
 template <class Exec, class T>
 void flat_packed_case(std::size_t C, std::size_t R, std::size_t K, std::size_t off, std::uint64_t seed) {
@@ -324,10 +325,11 @@ GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
     flat_packed_case<TypeParam, float>(2000, 100, 13, off, seed += 3);   // 4 cells per thread
     flat_packed_case<TypeParam, float>(2002, 100, 13, off, seed += 3);   // 2
     flat_packed_case<TypeParam, double>(2000, 100, 13, off, seed += 3);  // 2
-    flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: shifted packs of 4
-    flat_packed_case<TypeParam, float>(2003, 100, 5, off, seed += 3);    // C = 3 mod 4, K < 4 steps
-    flat_packed_case<TypeParam, float>(1999, 100, 13, off, seed += 3);   // too few threads: one cell
-    flat_packed_case<TypeParam, float>(200001, 1, 7, off, seed += 3);    // DataData, shifted
+    flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: one cell
+    flat_packed_case<TypeParam, float>(10501, 100, 13, off, seed += 3);  // shifted packs of 4
+    flat_packed_case<TypeParam, float>(10503, 100, 5, off, seed += 3);   // C = 3 mod 4, K < 4 steps
+    flat_packed_case<TypeParam, float>(1048569, 1, 7, off, seed += 3);   // DataData, 1 short of 2^18 packs
+    flat_packed_case<TypeParam, float>(1048577, 1, 7, off, seed += 3);   // DataData, shifted
     flat_packed_case<TypeParam, float>(200000, 1, 7, off, seed += 3);    // DataData: 4
     flat_packed_case<TypeParam, float>(200002, 1, 7, off, seed += 3);    // 2
     flat_packed_case<TypeParam, double>(200000, 1, 7, off, seed += 3);   // 2

@@ -148,13 +148,17 @@ struct ContractProblem {
     return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
   }
   // GPU `flat` on the float Data kernels in LayoutLeft whose cells are unit-stride but not packed
-  // by 4 (C or a stride not a multiple of 4, both arrays 16-byte aligned): whether a thread takes 4
-  // neighbouring cells read through shifted 16-byte packs (ContractFlatCellShiftKernel), over
-  // as many threads as the packed kernel needs.
+  // (C odd, or a stride; both arrays 16-byte aligned): whether a thread takes 4 neighbouring cells
+  // read through shifted 16-byte packs (ContractFlatCellShiftKernel). Only with short K over many
+  // threads. H100, session 18 (docs/performance.md): DataDataVector Q1 float (C = 5592405, K = 24)
+  // 0.945 -> 0.979 of the copy floor, DataDataTensor Q1 (1864135, K = 72) 0.93 -> 0.95; with long K
+  // it lost 1.4-2.2x (DataFieldScalar Q4, 155000 threads, K = 216: 0.87 -> 0.61; DataFieldVector
+  // Q4, 52000, K = 648: 0.80 -> 0.36), and where C is even it lost to the 2-cell packs on
+  // DataField and long-K DataData.
   bool flat_cell_shift() const {
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-    return sizeof(T) == 4 && contract_kernel_family(kernel) != 2 && a_c == 1 && b_c == 1 && !cells_packed(4) &&
-           aligned(a) && aligned(b) && (C + 3) / 4 * L * R >= 50000;
+    return sizeof(T) == 4 && contract_kernel_family(kernel) != 2 && a_c == 1 && b_c == 1 && !cells_packed(2) &&
+           aligned(a) && aligned(b) && K <= 72 && (C + 3) / 4 * L * R >= (index_type(1) << 18);
   }
   // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one
   // level in both operands, a multiple of V, and every row and cell starting V-aligned

@@ -15,7 +15,6 @@
 // whenever there are at least two of them.
 #pragma once
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "grain/contract/algorithms/common.hpp"
@@ -86,8 +85,8 @@ struct ContractFlatCellPackKernel {
 // GPU variant for unit-stride float cells whose runs do not start on 4-cell boundaries (C not a
 // multiple of 4, ContractProblem::flat_cell_shift): a thread takes 4 neighbouring cells of one
 // (l, r) as in ContractFlatCellPackKernel, and reads each row's 4 elements from the two 16-byte
-// aligned packs that hold them (the second only where the row is shifted; the neighbouring
-// thread's first, so an L1 hit), keeping the ones it needs by the row's shift (warp-uniform: the
+// aligned packs that hold them (the second is the neighbouring thread's first, so an L1 hit; read
+// even where the row is not shifted), keeping the ones it needs by the row's shift (warp-uniform: the
 // threads of a warp read the same row). A warp's loads then cover 512 aligned bytes (16 sectors, 17
 // with the shift) where 4-byte loads of 32 cells covered 128 bytes in 5 sectors, the boundary
 // sectors fetched again by the neighbouring group. The last packs of a row, whose second pack
@@ -102,8 +101,7 @@ struct ContractFlatCellShiftKernel {
   GRAIN_FORCEINLINE_FUNCTION static void load4(const T* q, index_type e, T (&out)[4]) {
     const int m = static_cast<int>(e & 3);
     const P* c = reinterpret_cast<const P*>(q + (e - m));
-    const P lo = c[0];
-    const P hi = m ? c[1] : lo;
+    const P lo = c[0], hi = c[1];  // both always: a conditional load became a branch
     const T w[8] = {lo.v[0], lo.v[1], lo.v[2], lo.v[3], hi.v[0], hi.v[1], hi.v[2], hi.v[3]};
     T t[5];
     for (int i = 0; i < 5; ++i) t[i] = (m & 2) ? w[i + 2] : w[i];
@@ -338,9 +336,7 @@ void contract_flat(const ContractProblem<T>& p) {
     if (c_fast) {
       const int v = p.flat_cell_pack();
       if constexpr (sizeof(T) == 4) {
-        const char* e = std::getenv("GRAIN_FLAT_SHIFT");
-        const int mode = e ? std::atoi(e) : 2;
-        if (mode && p.flat_cell_shift() && (mode == 1 || v == 0)) {
+        if (v == 0 && p.flat_cell_shift()) {
           using SK = ContractFlatCellShiftKernel<T, 4>;
           const index_type groups = ((p.C + 3) / 4 + SK::G - 1) / SK::G;
           parallel_for(RangePolicy<Exec>(0, groups * SK::G * p.L * p.R), SK{p});
