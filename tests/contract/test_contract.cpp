@@ -327,6 +327,7 @@ GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
     flat_packed_case<TypeParam, double>(2000, 100, 13, off, seed += 3);  // 2
     flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: one cell
     flat_packed_case<TypeParam, float>(10501, 100, 13, off, seed += 3);  // shifted packs of 4
+    flat_packed_case<TypeParam, float>(1657, 125, 9, off, seed += 3);    // field pairs (on an H100)
     flat_packed_case<TypeParam, float>(10503, 100, 5, off, seed += 3);   // C = 3 mod 4, K < 4 steps
     flat_packed_case<TypeParam, float>(1048569, 1, 7, off, seed += 3);   // DataData, 1 short of 2^18 packs
     flat_packed_case<TypeParam, float>(1048577, 1, 7, off, seed += 3);   // DataData, shifted
@@ -594,13 +595,22 @@ TEST(ContractBlockDot, EveryPath) {
 }
 #endif
 
-// flat's shifted packs (ContractFlatCellShiftKernel, a GPU kernel), run here directly on the
-// host so every index path is checked (and, in the sanitizer build, every read stays inside the
-// arrays, which are allocated exactly): C = 5 to 67 with C mod 4 = 0-3 (0 with padded strides),
-// DataData (R = 1) and DataField, one level of K (K0 = 3, 4, 13: the remainder loop and the
-// 4-step loop) and two (the left operand padded between levels), overwrite (NaN-poisoned out) and
-// sum_into; against a long double loop on random non-zero data.
+// flat's shifted packs (ContractFlatCellShiftKernel) and field pairs (ContractFlatPairKernel),
+// GPU kernels, run here directly on the host so every index path is checked (and, in the
+// sanitizer build, every read stays inside the arrays, which are allocated exactly): C = 5 to 67
+// with C mod 4 = 0-3 (0 with padded strides), DataData (R = 1: pairs of one field) and DataField
+// (R = 3: a pair and a single), one level of K (K0 = 3, 4, 13: the remainder loop and the 4-step
+// loop) and two (the left operand padded between levels), overwrite (NaN-poisoned out) and
+// sum_into; against a long double loop on random non-zero data. flat_field_pairs' window on the
+// H100's numbers (132 SMs x 2048 threads) is checked too.
 TEST(ContractFlatCellShift, EveryPath) {
+  const grain::index_type h100 = 132 * 2048;  // one wave of the 8-partial-sum threads: 168960
+  EXPECT_FALSE(grain::impl::flat_field_pairs(168960, 125, h100));
+  EXPECT_TRUE(grain::impl::flat_field_pairs(207125, 125, h100));  // DataFieldVector Q4 float
+  EXPECT_TRUE(grain::impl::flat_field_pairs(337920, 125, h100));
+  EXPECT_FALSE(grain::impl::flat_field_pairs(621375, 125, h100));  // DataFieldScalar Q4 float
+  EXPECT_FALSE(grain::impl::flat_field_pairs(69000, 125, h100));   // DataFieldTensor Q4 float
+  EXPECT_FALSE(grain::impl::flat_field_pairs(207125, 1, h100));    // one field: nothing to pair
   std::mt19937_64 g(2626);
   std::uniform_real_distribution<double> u(0.5, 1.5);
   auto rnd = [&] { return float(g() % 2 ? u(g) : -u(g)); };
@@ -629,13 +639,20 @@ TEST(ContractFlatCellShift, EveryPath) {
           ASSERT_EQ(p.K1, K1);
           p.a = a.data(), p.b = b.data();
           ASSERT_FALSE(p.cells_packed(4));
+          for (bool pairs : {false, true})
           for (bool sum_into : {false, true}) {
             std::vector<float> out = sum_into ? init : std::vector<float>(init.size(), std::numeric_limits<float>::quiet_NaN());
             p.out = out.data(), p.sum_into = sum_into;
-            using SK = grain::impl::ContractFlatCellShiftKernel<float, 4>;
-            const grain::index_type groups = ((C + 3) / 4 + SK::G - 1) / SK::G;
-            const SK kernel{p};
-            for (grain::index_type o = 0; o < groups * SK::G * R; ++o) kernel(o);
+            if (pairs) {
+              using PK = grain::impl::ContractFlatPairKernel<float, 4>;
+              const PK kernel{p};
+              for (grain::index_type o = 0; o < (C + PK::G - 1) / PK::G * PK::G * ((R + 1) / 2); ++o) kernel(o);
+            } else {
+              using SK = grain::impl::ContractFlatCellShiftKernel<float, 4>;
+              const grain::index_type groups = ((C + 3) / 4 + SK::G - 1) / SK::G;
+              const SK kernel{p};
+              for (grain::index_type o = 0; o < groups * SK::G * R; ++o) kernel(o);
+            }
             ++runs;
             for (grain::index_type c = 0; c < C; ++c)
               for (grain::index_type r = 0; r < R; ++r) {
@@ -648,12 +665,12 @@ TEST(ContractFlatCellShift, EveryPath) {
                     ref += t, mag += std::fabs((double)t);
                   }
                 EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<float>(K0 * K1, double(mag)))
-                    << "C " << C << ", R " << R << ", K0 " << K0 << ", K1 " << K1 << ", sum_into " << sum_into
+                    << "C " << C << ", R " << R << ", K0 " << K0 << ", K1 " << K1 << ", pairs " << pairs << ", sum_into " << sum_into
                     << ", cell " << c << ", field " << r;
               }
           }
         }
-  EXPECT_EQ(runs, 7 * 2 * 3 * 2 * 2);
+  EXPECT_EQ(runs, 7 * 2 * 3 * 2 * 2 * 2);
 }
 
 TEST(ContractDot, StridedPartialSums) {

@@ -140,12 +140,69 @@ struct ContractFlatCellShiftKernel {
   }
 };
 
+// GPU variant for LayoutLeft cells with several fields: a thread takes two fields r, r + 1 of one
+// (c, l), reading the left row once for both, A partial sums each (A steps of K loaded ahead).
+// Half the threads of ContractFlatKernel, each with two dependent-load chains of K / A rounds
+// instead of one of K / 8; used where that fits the grid in one wave of resident threads
+// (flat_field_pairs, contract_flat).
+template <class T, int A>
+struct ContractFlatPairKernel {
+  ContractProblem<T> p;
+  static constexpr index_type G = 32;
+  GRAIN_INLINE_FUNCTION void operator()(index_type o) const {
+    index_type c, l, rp;
+    if (!split_cell_group<G>(o, p.C, p.L, (p.R + 1) / 2, c, l, rp)) return;
+    const index_type r = 2 * rp;
+    const bool two = r + 1 < p.R;
+    const T* a = p.a + c + l * p.a_l;
+    const T* b0 = p.b + c + r * p.b_r;
+    const T* b1 = two ? b0 + p.b_r : b0;
+    T s0 = T(0), s1 = T(0);
+    for (index_type k1 = 0; k1 < p.K1; ++k1) {
+      const T* x = a + k1 * p.a_s1;
+      const T* y0 = b0 + k1 * p.b_s1;
+      const T* y1 = b1 + k1 * p.b_s1;
+      T u[A], v[A];
+      for (int j = 0; j < A; ++j) u[j] = v[j] = T(0);
+      index_type i = 0;
+      for (; i + A <= p.K0; i += A) {
+        T xs[A], ys[A], zs[A];
+        for (int j = 0; j < A; ++j) {
+          xs[j] = x[(i + j) * p.a_s0];
+          ys[j] = y0[(i + j) * p.b_s0];
+          zs[j] = y1[(i + j) * p.b_s0];
+        }
+        for (int j = 0; j < A; ++j) u[j] += xs[j] * ys[j], v[j] += xs[j] * zs[j];
+      }
+      for (; i < p.K0; ++i) u[0] += x[i * p.a_s0] * y0[i * p.b_s0], v[0] += x[i * p.a_s0] * y1[i * p.b_s0];
+      for (int w = A / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; ++j) u[j] += u[j + w], v[j] += v[j + w];
+      s0 += u[0], s1 += v[0];
+    }
+    p.store(c, l, r, s0);
+    if (two) p.store(c, l, r + 1, s1);
+  }
+};
+
 // Below this many outputs a GPU holds every flat thread at once (an H100: 132 SMs x 2048), so
 // each thread's own loads in flight set the bandwidth: in float, 8 partial sums (16 loads) instead
 // of 2 took the long-K LayoutLeft cases with 69000-233000 outputs from 0.68-0.84 to 0.76-0.91 of
 // the copy floor (H100, session 7); with more outputs, and in double, they gained nothing or lost
 // up to 8%, and 4, 16 or 32 partial sums were slower than 8 on every such case.
 constexpr index_type kFlatFewOutputs = index_type(1) << 18;
+// Whether the float threads with 8 partial sums (ContractFlatKernel<T, 8>) go two fields a thread
+// instead (ContractFlatPairKernel<T, 4>): where their grid needs more than one wave of resident
+// threads but at most two. They take 48 registers (ptxas, sm_90): 5 blocks of 256 per SM, 5/8 of
+// the `concurrency` threads a GPU holds. H100, session 18 (docs/performance.md, run 6):
+// LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.231 -> 0.215 ms,
+// 0.80 -> 0.87 of the copy floor; 8 partial sums a field lost (0.265). Outside the window pairs
+// lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves) 0.862 -> 0.837, DataFieldTensor Q4
+// float (69000, 0.4 waves) 0.75 -> 0.69.
+inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
+  const index_type wave = concurrency / 8 * 5;
+  return R >= 2 && outputs > wave && outputs <= 2 * wave;
+}
+
 // Float threads keep 8 partial sums over more outputs too where K is at least this long (H100,
 // session 12, run 11): DataFieldScalar Q4 float (4971 cells, so not packed; 621375 outputs, K =
 // 216) went from 0.82 to 0.87-0.89 of the copy floor; with 8 partial sums everywhere, every other
@@ -351,6 +408,11 @@ void contract_flat(const ContractProblem<T>& p) {
   }
   if constexpr (!is_host_execution_space_v<Exec> && sizeof(T) == 4) {
     if (c_fast && (p.C * p.L * p.R < kFlatFewOutputs || p.K >= kFlatLongK)) {
+      if (flat_field_pairs(p.C * p.L * p.R, p.R, Exec::concurrency())) {
+        using PK = ContractFlatPairKernel<T, 4>;
+        parallel_for(RangePolicy<Exec>(0, cells * p.L * ((p.R + 1) / 2)), PK{p});
+        return;
+      }
       parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), ContractFlatKernel<T, 8>{p, c_fast});
       return;
     }
