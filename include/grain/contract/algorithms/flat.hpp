@@ -193,9 +193,10 @@ constexpr index_type kFlatFewOutputs = index_type(1) << 18;
 // Whether the float threads with 8 partial sums (ContractFlatKernel<T, 8>) go two fields a thread
 // instead (ContractFlatPairKernel<T, 4>): where their grid needs more than one wave of resident
 // threads but at most two. They take 48 registers (ptxas, sm_90): 5 blocks of 256 per SM, 5/8 of
-// the `concurrency` threads a GPU holds. H100, session 18 (docs/performance.md, run 6):
-// LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.231 -> 0.215 ms,
-// 0.80 -> 0.87 of the copy floor; 8 partial sums a field lost (0.265). Outside the window pairs
+// the `concurrency` threads a GPU holds. H100, session 18 (docs/performance.md, runs 6-8):
+// LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.230-0.232 ms ->
+// 0.210-0.231 (median of seven 0.219; 0.80 -> 0.80-0.88 of the copy floor, the pairs' 410 blocks
+// spread 3 or 4 to an SM); 8 partial sums a field lost (0.265). Outside the window pairs
 // lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves) 0.862 -> 0.837, DataFieldTensor Q4
 // float (69000, 0.4 waves) 0.75 -> 0.69.
 inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
