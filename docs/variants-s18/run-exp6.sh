@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 18, run 6: flat with two fields a thread (EXPERIMENT knob GRAIN_EXP_FLAT_PAIR: 1 = 8
+# Session 18, run 6: flat with two fields a thread (experiment knob GRAIN_EXP_FLAT_PAIR, since removed: 1 = 8
 # partial sums per field, 2 = 4; 0 = one field, as committed) on the LayoutLeft float DataField
 # cases that take flat's 8-partial-sum threads, three alternating rounds. Theory under test: at
 # DataFieldVector Q4 float (1657 cells, 125 fields, K = 648: 207125 threads, 48 registers, 1.22
