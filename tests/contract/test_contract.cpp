@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -449,56 +450,72 @@ TEST(ContractFlatRows, BothFieldOrders) {
 }
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// C cells of FieldFieldScalar operands (c, l, k) and (c, r, k), random and non-zero, K
+// unit-stride, and a random `init` output whose (c, l, r) is at c L R + l o_l + r o_r. run() fills
+// `out` (NaN-poisoned, or init for sum_into), calls the kernel on every cell and checks every
+// output against a long double loop; `what` names the case in failures.
+template <class T>
+struct HostCellsCase {
+  grain::index_type C, L, R, K;
+  std::vector<T> a, b, init;
+  grain::impl::ContractProblem<T> p;
+  HostCellsCase(std::mt19937_64& g, grain::index_type C_, grain::index_type L_, grain::index_type R_,
+                grain::index_type K_, grain::index_type o_l, grain::index_type o_r)
+      : C(C_), L(L_), R(R_), K(K_), a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R)) {
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+    for (T& v : a) v = rnd();
+    for (T& v : b) v = rnd();
+    for (T& v : init) v = rnd();
+    p.kernel = grain::ContractKernel::FieldFieldScalar;
+    p.C = C, p.L = L, p.R = R;
+    p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+    p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R, p.o_l = o_l, p.o_r = o_r;
+    p.canonicalize();
+    p.a = a.data(), p.b = b.data();
+  }
+  template <class Kernel>
+  void run(const Kernel& kernel, bool sum_into, const std::string& what) {
+    std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+    p.out = out.data(), p.sum_into = sum_into;
+    Kernel k = kernel;
+    k.p = p;
+    for (grain::index_type c = 0; c < C; ++c) k(c);
+    for (grain::index_type c = 0; c < C; ++c)
+      for (grain::index_type l = 0; l < L; ++l)
+        for (grain::index_type r = 0; r < R; ++r) {
+          const std::size_t o = std::size_t(c * L * R + l * p.o_l + r * p.o_r);
+          long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+          for (grain::index_type k0 = 0; k0 < K; ++k0) {
+            const long double t = (long double)a[std::size_t((c * L + l) * K + k0)] * b[std::size_t((c * R + r) * K + k0)];
+            ref += t, mag += std::fabs((double)t);
+          }
+          EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K, double(mag)))
+              << what << ", L " << L << ", R " << R << ", K " << K << ", sum_into " << sum_into << ", cell " << c
+              << ", out (" << l << ", " << r << ")";
+        }
+  }
+};
+
 // block's CPU kernel for cells of one short panel (ContractBlockHostCellKernel), called directly
 // on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one),
 // L = 8 and 13 (unequal row blocks), K = 8, 24 and 72 (where K NR fits kHostCellPanel), the next
-// cell prefetched or not,
-// overwrite (NaN-poisoned out) and sum_into; FieldFieldScalar rows (c, l, k) against a long
-// double loop on random non-zero data.
+// cell prefetched or not, overwrite (NaN-poisoned out) and sum_into (HostCellsCase).
 template <class T, int NR, int MR>
 void check_block_cells(std::mt19937_64& g) {
-  constexpr grain::index_type C = 5;
-  std::uniform_real_distribution<double> u(0.5, 1.5);
-  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
   int runs = 0;
   for (grain::index_type L : {8, 13})
     for (grain::index_type R : {grain::index_type(NR), grain::index_type(NR - 3)})
       for (grain::index_type K : {8, 24, 72}) {
         if (K * NR > grain::impl::kHostCellPanel) continue;  // the kernel's precondition
-        std::vector<T> a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R));
-        for (T& v : a) v = rnd();
-        for (T& v : b) v = rnd();
-        for (T& v : init) v = rnd();
-        grain::impl::ContractProblem<T> p;
-        p.kernel = grain::ContractKernel::FieldFieldScalar;
-        p.C = C, p.L = L, p.R = R;
-        p.x[2] = K, p.ax[2] = p.bx[2] = 1;
-        p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R, p.o_l = R, p.o_r = 1;
-        p.canonicalize();
-        p.a = a.data(), p.b = b.data();
+        HostCellsCase<T> cells(g, 5, L, R, K, R, 1);
         const int blocks = int((L + MR - 1) / MR);
         for (bool prefetch : {false, true})
           for (bool sum_into : {false, true}) {
-            std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
-            p.out = out.data(), p.sum_into = sum_into;
-            const grain::impl::ContractBlockHostCellKernel<T, NR, MR> kernel{p, blocks, int(L / blocks),
+            const grain::impl::ContractBlockHostCellKernel<T, NR, MR> kernel{cells.p, blocks, int(L / blocks),
                                                                               int(L % blocks), prefetch};
-            for (grain::index_type c = 0; c < C; ++c) kernel(c);
+            cells.run(kernel, sum_into, prefetch ? "prefetch" : "no prefetch");
             ++runs;
-            for (grain::index_type c = 0; c < C; ++c)
-              for (grain::index_type l = 0; l < L; ++l)
-                for (grain::index_type r = 0; r < R; ++r) {
-                  const std::size_t o = std::size_t((c * L + l) * R + r);
-                  long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
-                  for (grain::index_type k = 0; k < K; ++k) {
-                    const long double t =
-                        (long double)a[std::size_t((c * L + l) * K + k)] * b[std::size_t((c * R + r) * K + k)];
-                    ref += t, mag += std::fabs((double)t);
-                  }
-                  EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K, double(mag)))
-                      << "L " << L << ", R " << R << ", K " << K << ", prefetch " << prefetch << ", sum_into "
-                      << sum_into << ", cell " << c << ", out (" << l << ", " << r << ")";
-                }
           }
       }
   EXPECT_EQ(runs, NR * 72 > grain::impl::kHostCellPanel ? 32 : 48);
@@ -516,55 +533,23 @@ TEST(ContractBlockCells, EveryPath) {
 // block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,
 // R = 4 and 8, K = 8 W and 9 W (the suite's FieldFieldTensor Q1 in float), the next cell
 // prefetched or not, outputs row-major (whole rows of TR stored at once) or with the fields
-// strided (one store at a time), overwrite (NaN-poisoned out) and sum_into; against a long double
-// loop on random non-zero data. host_dot_cells' rule is checked on the suite's shapes.
+// strided (one store at a time), overwrite (NaN-poisoned out) and sum_into (HostCellsCase).
+// host_dot_cells' rule is checked on the suite's shapes.
 template <class T>
 void check_block_dot(std::mt19937_64& g) {
-  constexpr grain::index_type C = 5, W = grain::impl::kHostVectorBytes / grain::index_type(sizeof(T));
-  std::uniform_real_distribution<double> u(0.5, 1.5);
-  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  constexpr grain::index_type W = grain::impl::kHostVectorBytes / grain::index_type(sizeof(T));
   int runs = 0;
   for (grain::index_type L : {8, 16})
     for (grain::index_type R : {4, 8})
       for (grain::index_type K : {8 * W, 9 * W})
         for (bool fields_strided : {false, true}) {
-          std::vector<T> a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R));
-          for (T& v : a) v = rnd();
-          for (T& v : b) v = rnd();
-          for (T& v : init) v = rnd();
-          grain::impl::ContractProblem<T> p;
-          p.kernel = grain::ContractKernel::FieldFieldScalar;
-          p.C = C, p.L = L, p.R = R;
-          p.x[2] = K, p.ax[2] = p.bx[2] = 1;
-          p.a_c = L * K, p.a_l = K, p.b_c = R * K, p.b_r = K, p.o_c = L * R;
-          if (fields_strided)
-            p.o_l = 1, p.o_r = L;
-          else
-            p.o_l = R, p.o_r = 1;
-          p.canonicalize();
-          p.a = a.data(), p.b = b.data();
+          HostCellsCase<T> cells(g, 5, L, R, K, fields_strided ? 1 : R, fields_strided ? L : 1);
           for (bool prefetch : {false, true})
             for (bool sum_into : {false, true}) {
-              std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
-              p.out = out.data(), p.sum_into = sum_into;
-              const grain::impl::ContractBlockHostDotKernel<T, 8, 4> kernel{p, prefetch};
-              for (grain::index_type c = 0; c < C; ++c) kernel(c);
+              const grain::impl::ContractBlockHostDotKernel<T, 8, 4> kernel{cells.p, prefetch};
+              cells.run(kernel, sum_into, std::string(fields_strided ? "fields strided" : "rows whole") +
+                                              (prefetch ? ", prefetch" : ", no prefetch"));
               ++runs;
-              for (grain::index_type c = 0; c < C; ++c)
-                for (grain::index_type l = 0; l < L; ++l)
-                  for (grain::index_type r = 0; r < R; ++r) {
-                    const std::size_t o = std::size_t(c * L * R + l * p.o_l + r * p.o_r);
-                    long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
-                    for (grain::index_type k = 0; k < K; ++k) {
-                      const long double t =
-                          (long double)a[std::size_t((c * L + l) * K + k)] * b[std::size_t((c * R + r) * K + k)];
-                      ref += t, mag += std::fabs((double)t);
-                    }
-                    EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K, double(mag)))
-                        << "L " << L << ", R " << R << ", K " << K << ", fields strided " << fields_strided
-                        << ", prefetch " << prefetch << ", sum_into " << sum_into << ", cell " << c << ", out ("
-                        << l << ", " << r << ")";
-                  }
             }
         }
   EXPECT_EQ(runs, 64);
