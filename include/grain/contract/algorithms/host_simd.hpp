@@ -200,9 +200,11 @@ struct HostVector {
 // Whether `block`'s CPU FieldField path runs ContractBlockHostDotKernel<T, 8, 4> (block.hpp, which
 // gives the measurements): float elements (`elem` bytes), both operands unit-stride along K, K a
 // multiple of the vector width and at least 8 widths, at most one vector of fields, L and R
-// multiples of 8 and 4. Where the kernel is not compiled (no GCC vector extensions), never.
+// multiples of 8 and 4. Only with AVX-512's 32 vector registers (the kernel's 32 accumulators;
+// with AVX2's 16 they would spill, not measured), and never where the kernel is not compiled (no
+// GCC vector extensions).
 inline bool host_dot_cells(std::size_t elem, bool k_unit, std::int64_t L, std::int64_t R, std::int64_t K) {
-#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+#if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512VL__)
   const std::int64_t W = kHostVectorBytes / static_cast<std::int64_t>(elem);
   return elem == 4 && k_unit && K % W == 0 && K >= 8 * W && R <= W && L % 8 == 0 && R % 4 == 0;
 #else
