@@ -190,13 +190,30 @@ struct ContractFlatPairKernel {
 // the copy floor (H100, session 7); with more outputs, and in double, they gained nothing or lost
 // up to 8%, and 4, 16 or 32 partial sums were slower than 8 on every such case.
 constexpr index_type kFlatFewOutputs = index_type(1) << 18;
+// The pair kernel launched as teams of `team` threads (a block each on the GPU), thread t of team
+// g taking pair-thread g team + t. H100, session 18 (run 9, DataFieldVector Q4 float, four
+// alternating rounds): as a range of 256-thread blocks 0.230-0.234 ms, as teams of 256 0.204-0.220,
+// of 128 0.207-0.238, of 64 0.207-0.213 (kFlatPairTeam).
+inline constexpr int kFlatPairTeam = 64;
+template <class T>
+struct ContractFlatPairTeams {
+  ContractFlatPairKernel<T, 4> k;
+  int team;
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const index_type base = static_cast<index_type>(m.league_rank()) * team;
+    parallel_for(TeamThreadRange(m, team), [&](index_type t) { k(base + t); });
+  }
+};
+
 // Whether the float threads with 8 partial sums (ContractFlatKernel<T, 8>) go two fields a thread
 // instead (ContractFlatPairKernel<T, 4>): where their grid needs more than one wave of resident
 // threads but at most two. They take 48 registers (ptxas, sm_90): 5 blocks of 256 per SM, 5/8 of
 // the `concurrency` threads a GPU holds. H100, session 18 (docs/performance.md, runs 6-8):
 // LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.230-0.232 ms ->
-// 0.210-0.231 (median of seven 0.219; 0.80 -> 0.80-0.88 of the copy floor, the pairs' 410 blocks
-// spread 3 or 4 to an SM); 8 partial sums a field lost (0.265). Outside the window pairs
+// 0.210-0.231 as a range of 256-thread blocks (runs 6-8), 0.207-0.213 as teams of 64 (run 9,
+// ContractFlatPairTeams): 0.80 -> 0.88-0.90 of the copy floor; 8 partial sums a field lost
+// (0.265). Outside the window pairs
 // lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves) 0.862 -> 0.837, DataFieldTensor Q4
 // float (69000, 0.4 waves) 0.75 -> 0.69.
 inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
@@ -411,7 +428,9 @@ void contract_flat(const ContractProblem<T>& p) {
     if (c_fast && (p.C * p.L * p.R < kFlatFewOutputs || p.K >= kFlatLongK)) {
       if (flat_field_pairs(p.C * p.L * p.R, p.R, Exec::concurrency())) {
         using PK = ContractFlatPairKernel<T, 4>;
-        parallel_for(RangePolicy<Exec>(0, cells * p.L * ((p.R + 1) / 2)), PK{p});
+        const index_type n = cells * p.L * ((p.R + 1) / 2);
+        constexpr int team = kFlatPairTeam;
+        parallel_for(contract_team_policy<Exec>((n + team - 1) / team, team), ContractFlatPairTeams<T>{PK{p}, team});
         return;
       }
       parallel_for(RangePolicy<Exec>(0, cells * p.L * p.R), ContractFlatKernel<T, 8>{p, c_fast});
