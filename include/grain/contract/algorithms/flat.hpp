@@ -213,9 +213,8 @@ struct ContractFlatPairTeams {
 // LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.230-0.232 ms ->
 // 0.210-0.231 as a range of 256-thread blocks (runs 6-8), 0.207-0.213 as teams of 64 (run 9,
 // ContractFlatPairTeams): 0.80 -> 0.88-0.90 of the copy floor; 8 partial sums a field lost
-// (0.265). Outside the window pairs
-// lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves) 0.862 -> 0.837, DataFieldTensor Q4
-// float (69000, 0.4 waves) 0.75 -> 0.69.
+// (0.265). Outside the window pairs lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves)
+// 0.862 -> 0.837, DataFieldTensor Q4 float (69000, 0.4 waves) 0.75 -> 0.69.
 inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
   const index_type wave = concurrency / 8 * 5;
   return R >= 2 && outputs > wave && outputs <= 2 * wave;
@@ -410,17 +409,15 @@ void contract_flat(const ContractProblem<T>& p) {
     };
     if (c_fast) {
       const int v = p.flat_cell_pack();
+      if (v == 16 / static_cast<int>(sizeof(T))) return packs(std::integral_constant<int, 16 / sizeof(T)>{});
       if constexpr (sizeof(T) == 4) {
-        if (v == 0 && p.flat_cell_shift()) {
+        if (v == 2) return packs(std::integral_constant<int, 2>{});
+        if (v == 0 && p.flat_cell_shift()) {  // not packed at all: shifted packs of 4
           using SK = ContractFlatCellShiftKernel<T, 4>;
           const index_type groups = ((p.C + 3) / 4 + SK::G - 1) / SK::G;
           parallel_for(RangePolicy<Exec>(0, groups * SK::G * p.L * p.R), SK{p});
           return;
         }
-      }
-      if (v == 16 / static_cast<int>(sizeof(T))) return packs(std::integral_constant<int, 16 / sizeof(T)>{});
-      if constexpr (sizeof(T) == 4) {
-        if (v == 2) return packs(std::integral_constant<int, 2>{});
       }
     }
   }
