@@ -526,6 +526,12 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
   EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::TeamSmallK);
+  // Float DataField rows of at most 24 elements over 8 fields or more: flat (session 19).
+  EXPECT_EQ(df(699050, 8, 24, 0.0f), ContractAlgorithm::Flat);         // DataFieldVector Q1 float
+  EXPECT_EQ(df(466033, 16, 18, 0.0f), ContractAlgorithm::Flat);
+  EXPECT_EQ(df(1864135, 4, 18, 0.0f), ContractAlgorithm::TeamSmallK);  // 4 fields
+  EXPECT_EQ(df(466033, 8, 36, 0.0f), ContractAlgorithm::TeamSmallK);   // K = 36
+  EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataData: no fields
   // K <= 16: flat.
   EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
   EXPECT_EQ(df(100000, 1, 15, 0.0f, true), ContractAlgorithm::Flat);  // short odd rows

@@ -43,7 +43,8 @@
 //       except team-small-k for K >= 512 under 40000 cells, or in float over 100000-400000.
 //   GPU, LayoutRight: rows back to back of at most 4 KiB (k_rows) with K > 16: team-small-k
 //       (rows staged through scratch by cp.async, or its packed lanes where they are busy and
-//       the rows long: ContractProblem::stage_rows); else with 16-byte packable rows (k_packed)
+//       the rows long: ContractProblem::stage_rows), except float DataField rows of K <= 24 over
+//       8 fields or more (flat); else with 16-byte packable rows (k_packed)
 //       team-small-k's packed lanes for DataData from K = 16 and DataField from K = 128 (double)
 //       or 64 (float, lanes 3/4 busy); otherwise DataData flat when K <= 32, else team-small-k;
 //       DataField flat, except team-small-k in float for K >= 512 with R <= 64, in double K > 256.
@@ -227,7 +228,14 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   // 0.86-0.94 of the floor on every DataData and DataField case with K = 27-243 (flat 0.13-0.74,
   // the session-7 staging 0.56-0.95) and 0.87-0.91 at K = 24-72 where packed lanes idled
   // (0.38-0.77); flat stays ahead only on K <= 16.
-  if (p.k_rows() && p.K > 16) return ContractAlgorithm::TeamSmallK;
+  // Except DataField rows of at most 24 floats over 8 fields or more: flat, whose thread reads its
+  // field's row in one to six 16-byte loads. H100, session 19 (docs/variants-s19, run 1, `grain
+  // tune`): DataFieldVector Q1 float (K = 24, R = 8) 0.236 against team-small-k's 0.247 ms
+  // (sessions 13-18's suites: 0.89-0.91 of the floor against 0.84-0.86); K = 18 with R = 16 / 27
+  // 0.248 / 0.241 against 0.253 / 0.255; team-small-k stayed ahead at K = 18 with 4 fields, at
+  // K = 36 for every R in 4-27, and at DataFieldScalar Q2 float (K = 27: 1.19x).
+  const bool short_float_fields = family == 1 && sizeof(T) == 4 && p.K <= 24 && p.R >= 8;
+  if (p.k_rows() && p.K > 16 && !short_float_fields) return ContractAlgorithm::TeamSmallK;
   // Where K is unit-stride with aligned rows (k_packed), team-small-k's lanes
   // read 16 bytes each, and a warp's loads of neighbouring rows are one run (H100, session 6,
   // docs/variants-s6/run9-data-right.json): it reached 0.92-1.02 of the floor on every DataData
