@@ -15,6 +15,7 @@
 
 #include "grain/contract/algorithms/block.hpp"  // ContractBlockHostCellKernel, tested directly below
 #include "grain/contract/algorithms/flat.hpp"  // ContractFlatRowKernel, tested directly below
+#include "grain/contract/algorithms/team_reduce.hpp"  // ContractTeamSmallKCellsKernel, tested directly below
 #include "grain/contract/engine.hpp"
 
 #include "contract_test_util.hpp"
@@ -296,7 +297,8 @@ GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
 
 // team-small-k's K slices (LayoutLeft, cells fastest): DataField in float over 4 slices (at most
 // 35000 outputs) and 2 slices (more), 8 loads in flight, and in double 8 slices of 2, with K odd
-// so that every remainder of the unrolled loads runs; the base pointers on and off their
+// so that every remainder of the unrolled loads runs; in double with K >= 1024 two fields a
+// thread over 4 slices (5 fields: two pairs and a single); the base pointers on and off their
 // boundaries; overwrite and sum_into against a double loop.
 GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
   std::uint64_t seed = 9500;
@@ -305,6 +307,7 @@ GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
     data_scalar_case<TypeParam, float, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 37, 27, 301, 0, off, seed += 3);
     data_scalar_case<TypeParam, double, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 45, 9, 83, off, off, seed += 3);
     data_scalar_case<TypeParam, float, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 70, 1, 513, off, 0, seed += 3);
+    data_scalar_case<TypeParam, double, grain::LayoutLeft>(ContractAlgorithm::TeamSmallK, 45, 5, 1031, off, off, seed += 3);
   }
 }
 
@@ -381,24 +384,38 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellQuads) {
 
 
 // dot_strided's strided branch with 1, 2, 4 and 8 partial sums (flat's float GPU threads use 8
-// when they are few): every length from 0 to 40, so every remainder of the unrolled steps, on
-// random non-zero strided data against a long double loop.
+// when they are few), and dot_strided_rows over 2 and 4 rows of y (flat's field pairs,
+// team-small-k's field groups): every length from 0 to 40, so every remainder of the unrolled
+// steps, on random non-zero strided data against a long double loop.
 template <int A, class T>
 void check_dot_strided(std::mt19937_64& g) {
   std::uniform_real_distribution<double> u(0.5, 1.5);
-  constexpr grain::index_type sx = 3, sy = 5;
+  constexpr grain::index_type sx = 3, sy = 5, ry = 7;  // rows of y interleave (ry < n sy)
+  constexpr int F = 4;
   for (grain::index_type n = 0; n <= 40; ++n) {
-    std::vector<T> x(std::size_t(n * sx + 1)), y(std::size_t(n * sy + 1));
+    std::vector<T> x(std::size_t(n * sx + 1)), y(std::size_t(n * sy + F * ry + 1));
     for (T& v : x) v = T(g() % 2 ? u(g) : -u(g));
     for (T& v : y) v = T(g() % 2 ? u(g) : -u(g));
-    long double ref = 0, mag = 0;
-    for (grain::index_type i = 0; i < n; ++i) {
-      ref += (long double)x[std::size_t(i * sx)] * (long double)y[std::size_t(i * sy)];
-      mag += std::fabs((long double)x[std::size_t(i * sx)] * (long double)y[std::size_t(i * sy)]);
-    }
+    long double ref[F] = {}, mag[F] = {};
+    for (int f = 0; f < F; ++f)
+      for (grain::index_type i = 0; i < n; ++i) {
+        const long double t = (long double)x[std::size_t(i * sx)] * (long double)y[std::size_t(f * ry + i * sy)];
+        ref[f] += t;
+        mag[f] += std::fabs(t);
+      }
+    auto tol = [&](int f) { return 4.0 * double(n + 1) * double(std::numeric_limits<T>::epsilon()) * double(mag[f]); };
     const T got = grain::impl::dot_strided<A>(x.data(), sx, y.data(), sy, n);
-    const double tol = 4.0 * double(n + 1) * double(std::numeric_limits<T>::epsilon()) * double(mag);
-    EXPECT_LE(std::abs(double(got) - double(ref)), tol) << "A = " << A << ", n = " << n;
+    EXPECT_LE(std::abs(double(got) - double(ref[0])), tol(0)) << "A = " << A << ", n = " << n;
+    // dot_strided_rows: 2 and 4 rows of y sharing each x.
+    T two[2], four[4];
+    grain::impl::dot_strided_rows<A, 2>(x.data(), sx, y.data(), sy, ry, n, two);
+    grain::impl::dot_strided_rows<A, 4>(x.data(), sx, y.data(), sy, ry, n, four);
+    for (int f = 0; f < F; ++f) {
+      if (f < 2) {
+        EXPECT_LE(std::abs(double(two[f]) - double(ref[f])), tol(f)) << "A = " << A << ", n = " << n << ", row " << f << " of 2";
+      }
+      EXPECT_LE(std::abs(double(four[f]) - double(ref[f])), tol(f)) << "A = " << A << ", n = " << n << ", row " << f << " of 4";
+    }
   }
 }
 
@@ -584,6 +601,57 @@ TEST(ContractBlockDot, EveryPath) {
 }
 #endif
 
+// A LayoutLeft DataField (R > 1) or DataData (R = 1) problem over exactly sized host arrays, for
+// running GPU kernels directly on the host: left (c, k0, k1) at c + cs k0 + cs (K0 + 1) k1 (padded
+// between levels when K1 = 2), right (c, r, k0, k1) at c + cs r + cs R k0 + cs R K0 k1, out (c, r)
+// at c + C r; cs = C, or C + 1 where C is a multiple of 4 (so no row is 16-byte packed). Random
+// non-zero data; check() compares the output with a long double loop.
+template <class T>
+struct LeftFieldsCase {
+  grain::index_type C, R, K0, K1, cs, astride1;
+  std::vector<T> a, b, init, out;
+  grain::impl::ContractProblem<T> p;
+  LeftFieldsCase(std::mt19937_64& g, grain::index_type C_, grain::index_type R_, grain::index_type K0_, grain::index_type K1_)
+      : C(C_), R(R_), K0(K0_), K1(K1_), cs(C_ % 4 ? C_ : C_ + 1), astride1(cs * (K0_ + 1)) {
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+    a.resize(std::size_t(astride1 * (K1 - 1) + cs * (K0 - 1) + C));
+    b.resize(std::size_t(cs * R * K0 * K1 - cs + C));
+    init.resize(std::size_t(C * R));
+    for (T& v : a) v = rnd();
+    for (T& v : b) v = rnd();
+    for (T& v : init) v = rnd();
+    p.kernel = R == 1 ? grain::ContractKernel::DataDataScalar : grain::ContractKernel::DataFieldScalar;
+    p.C = C, p.L = 1, p.R = R;
+    p.x[1] = K0, p.ax[1] = cs, p.bx[1] = cs * R;
+    p.x[2] = K1, p.ax[2] = astride1, p.bx[2] = cs * R * K0;
+    p.a_c = 1, p.a_l = 0, p.b_c = 1, p.b_r = cs, p.o_c = 1, p.o_l = 0, p.o_r = C;
+    p.canonicalize();
+    p.a = a.data(), p.b = b.data();
+  }
+  // A fresh output: the initial values (sum_into) or NaN.
+  void reset(bool sum_into) {
+    out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+    p.out = out.data(), p.sum_into = sum_into;
+  }
+  void check(const std::string& what) const {
+    for (grain::index_type c = 0; c < C; ++c)
+      for (grain::index_type r = 0; r < R; ++r) {
+        const std::size_t o = std::size_t(c + r * C);
+        long double ref = p.sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+        for (grain::index_type k1 = 0; k1 < K1; ++k1)
+          for (grain::index_type k0 = 0; k0 < K0; ++k0) {
+            const long double t = (long double)a[std::size_t(c + cs * k0 + astride1 * k1)] *
+                                  b[std::size_t(c + cs * r + cs * R * k0 + cs * R * K0 * k1)];
+            ref += t, mag += std::fabs((double)t);
+          }
+        EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<T>(K0 * K1, double(mag)))
+            << what << ": C " << C << ", R " << R << ", K0 " << K0 << ", K1 " << K1 << ", sum_into " << p.sum_into
+            << ", cell " << c << ", field " << r;
+      }
+  }
+};
+
 // flat's shifted packs (ContractFlatCellShiftKernel) and field pairs (ContractFlatPairKernel),
 // GPU kernels, run here directly on the host so every index path is checked (and, in the
 // sanitizer build, every read stays inside the arrays, which are allocated exactly): C = 5 to 67
@@ -601,65 +669,67 @@ TEST(ContractFlatCellShift, EveryPath) {
   EXPECT_FALSE(grain::impl::flat_field_pairs(69000, 125, h100));   // DataFieldTensor Q4 float
   EXPECT_FALSE(grain::impl::flat_field_pairs(207125, 1, h100));    // one field: nothing to pair
   std::mt19937_64 g(2626);
-  std::uniform_real_distribution<double> u(0.5, 1.5);
-  auto rnd = [&] { return float(g() % 2 ? u(g) : -u(g)); };
   int runs = 0;
   for (grain::index_type C : {5, 9, 11, 38, 39, 64, 67})
     for (grain::index_type R : {1, 3})
       for (grain::index_type K0 : {3, 4, 13})
         for (grain::index_type K1 : {1, 2}) {
-          // left (c, k0, k1) at c + cs k0 + cs (K0 + 1) k1 (padded between levels when K1 = 2);
-          // right (c, r, k0, k1) at c + cs r + cs R k0 + cs R K0 k1; cs = C, or C + 1 where C is a
-          // multiple of 4 (so the rows are not packed either way).
-          const grain::index_type cs = C % 4 ? C : C + 1, astride1 = cs * (K0 + 1);
-          std::vector<float> a(std::size_t(astride1 * (K1 - 1) + cs * (K0 - 1) + C));
-          std::vector<float> b(std::size_t(cs * R * K0 * K1 - cs + C));
-          std::vector<float> init(std::size_t(C * R));
-          for (float& v : a) v = rnd();
-          for (float& v : b) v = rnd();
-          for (float& v : init) v = rnd();
-          grain::impl::ContractProblem<float> p;
-          p.kernel = R == 1 ? grain::ContractKernel::DataDataScalar : grain::ContractKernel::DataFieldScalar;
-          p.C = C, p.L = 1, p.R = R;
-          p.x[1] = K0, p.ax[1] = cs, p.bx[1] = cs * R;
-          p.x[2] = K1, p.ax[2] = astride1, p.bx[2] = cs * R * K0;
-          p.a_c = 1, p.a_l = 0, p.b_c = 1, p.b_r = cs, p.o_c = 1, p.o_l = 0, p.o_r = C;
-          p.canonicalize();
-          ASSERT_EQ(p.K1, K1);
-          p.a = a.data(), p.b = b.data();
-          ASSERT_FALSE(p.cells_packed(4));
+          LeftFieldsCase<float> t(g, C, R, K0, K1);
+          ASSERT_EQ(t.p.K1, K1);
+          ASSERT_FALSE(t.p.cells_packed(4));
           for (bool pairs : {false, true})
-          for (bool sum_into : {false, true}) {
-            std::vector<float> out = sum_into ? init : std::vector<float>(init.size(), std::numeric_limits<float>::quiet_NaN());
-            p.out = out.data(), p.sum_into = sum_into;
-            if (pairs) {
-              using PK = grain::impl::ContractFlatPairKernel<float, 4>;
-              const PK kernel{p};
-              for (grain::index_type o = 0; o < (C + PK::G - 1) / PK::G * PK::G * ((R + 1) / 2); ++o) kernel(o);
-            } else {
-              using SK = grain::impl::ContractFlatCellShiftKernel<float, 4>;
-              const grain::index_type groups = ((C + 3) / 4 + SK::G - 1) / SK::G;
-              const SK kernel{p};
-              for (grain::index_type o = 0; o < groups * SK::G * R; ++o) kernel(o);
-            }
-            ++runs;
-            for (grain::index_type c = 0; c < C; ++c)
-              for (grain::index_type r = 0; r < R; ++r) {
-                const std::size_t o = std::size_t(c + r * C);
-                long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
-                for (grain::index_type k1 = 0; k1 < K1; ++k1)
-                  for (grain::index_type k0 = 0; k0 < K0; ++k0) {
-                    const long double t = (long double)a[std::size_t(c + cs * k0 + astride1 * k1)] *
-                                          b[std::size_t(c + cs * r + cs * R * k0 + cs * R * K0 * k1)];
-                    ref += t, mag += std::fabs((double)t);
-                  }
-                EXPECT_LE(std::abs(double(out[o]) - double(ref)), tol_for<float>(K0 * K1, double(mag)))
-                    << "C " << C << ", R " << R << ", K0 " << K0 << ", K1 " << K1 << ", pairs " << pairs << ", sum_into " << sum_into
-                    << ", cell " << c << ", field " << r;
+            for (bool sum_into : {false, true}) {
+              t.reset(sum_into);
+              if (pairs) {
+                using PK = grain::impl::ContractFlatPairKernel<float, 4>;
+                const PK kernel{t.p};
+                for (grain::index_type o = 0; o < (C + PK::G - 1) / PK::G * PK::G * ((R + 1) / 2); ++o) kernel(o);
+              } else {
+                using SK = grain::impl::ContractFlatCellShiftKernel<float, 4>;
+                const grain::index_type groups = ((C + 3) / 4 + SK::G - 1) / SK::G;
+                const SK kernel{t.p};
+                for (grain::index_type o = 0; o < groups * SK::G * R; ++o) kernel(o);
               }
-          }
+              ++runs;
+              t.check(pairs ? "pairs" : "shifted packs");
+            }
         }
   EXPECT_EQ(runs, 7 * 2 * 3 * 2 * 2 * 2);
+}
+
+// team-small-k's LayoutLeft K slices with F fields a team (ContractTeamSmallKCellsKernel<T, A, F>,
+// the GPU's form for double DataField with long K: A = 2, F = 2, 4 slices), run here as host teams
+// with the GPU's slice counts: F = 2 and 4 (R = 2, 3, 5, 9: whole groups and a last group short of
+// F), 1, 3 and 4 slices (K0 = 5, 13, 1031: slices shorter than A, empty slices, the A-step loop),
+// one and two levels of K, C = 5 and 39 (a partial 32-cell group), overwrite and sum_into, against
+// a long double loop.
+template <class T, int A, int F>
+void check_small_k_fields(std::mt19937_64& g, int& runs) {
+  using K = grain::impl::ContractTeamSmallKCellsKernel<T, A, F>;
+  for (grain::index_type C : {5, 39})
+    for (grain::index_type R : {2, 3, 5, 9})
+      for (grain::index_type K0 : {5, 13, 1031})
+        for (grain::index_type K1 : {1, 2}) {
+          if (K0 > 13 && (K1 > 1 || R > 3)) continue;  // the long rows once per C
+          LeftFieldsCase<T> t(g, C, R, K0, K1);
+          for (int slices : {1, 3, 4})
+            for (bool sum_into : {false, true}) {
+              t.reset(sum_into);
+              auto policy = grain::impl::contract_team_policy<grain::Serial>(K::league(t.p), 32 * slices);
+              policy.set_scratch_size(0, grain::PerTeam(std::size_t(32 * slices * F) * sizeof(T)));
+              grain::parallel_for(policy, K{t.p, slices});
+              ++runs;
+              t.check("team-small-k A " + std::to_string(A) + ", F " + std::to_string(F) + ", slices " + std::to_string(slices));
+            }
+        }
+}
+
+TEST(ContractTeamSmallKFields, EveryPath) {
+  std::mt19937_64 g(3131);
+  int runs = 0;
+  check_small_k_fields<double, 2, 2>(g, runs);
+  check_small_k_fields<float, 2, 4>(g, runs);
+  EXPECT_EQ(runs, 2 * (2 * (4 * 2 * 2 + 2 * 1)) * 3 * 2);
 }
 
 TEST(ContractDot, StridedPartialSums) {

@@ -355,6 +355,37 @@ void stage_cells_quad_rotation(index_type K, index_type L, index_type R, int thr
   last_rot[0] = rot_l, last_rot[1] = rot_q;
 }
 
+// F strided dot products sharing x: out[f] = sum over i < n of x[i*sx] * y[f*ry + i*sy]. A
+// partial sums each, each step's A (F + 1) loads issued before its multiply-adds, so a GPU thread
+// keeps A (F + 1) loads in flight and reads each x once for its F rows (LayoutLeft: the data row
+// of several fields, or one left row for several right rows).
+template <int A, int F, class T>
+GRAIN_FORCEINLINE_FUNCTION void dot_strided_rows(const T* x, index_type sx, const T* y, index_type sy,
+                                                 index_type ry, index_type n, T (&out)[F]) {
+  static_assert(A >= 1 && (A & (A - 1)) == 0, "dot_strided_rows: A must be a power of two");
+  T s[F][A];
+  for (int f = 0; f < F; ++f)
+    for (int j = 0; j < A; ++j) s[f][j] = T(0);
+  index_type i = 0;
+  for (; i + A <= n; i += A) {
+    T xs[A], ys[F][A];
+    for (int j = 0; j < A; ++j) {
+      xs[j] = x[(i + j) * sx];
+      for (int f = 0; f < F; ++f) ys[f][j] = y[f * ry + (i + j) * sy];
+    }
+    for (int j = 0; j < A; ++j)
+      for (int f = 0; f < F; ++f) s[f][j] += xs[j] * ys[f][j];
+  }
+  for (int j = 0; j + 1 < A; ++j)
+    if (i + j < n)
+      for (int f = 0; f < F; ++f) s[f][j] += x[(i + j) * sx] * y[f * ry + (i + j) * sy];
+  for (int f = 0; f < F; ++f) {
+    for (int w = A / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) s[f][j] += s[f][j + w];
+    out[f] = s[f][0];
+  }
+}
+
 // Sum of x[i*sx] * y[i*sy] over n. The unit-stride branch keeps eight independent partial sums
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
 // branch is the LayoutLeft case: A partial sums, each step's 2 A loads issued before its

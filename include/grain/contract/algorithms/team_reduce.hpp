@@ -21,7 +21,8 @@
 //               its slice with coalesced loads (A in flight), and the slices are added in scratch
 //               in a fixed order (deterministic). This is what long K over few outputs needs on
 //               the GPU: 8x the threads of `flat`, each with an eighth of the loop (DataField in
-//               float: S = 4 or 2 and A = 8, contract_team_small_k).
+//               float: S = 4 or 2 and A = 8; in double from K = 1024: S = 4, each thread two
+//               fields of one data row; contract_team_small_k).
 //
 // The team sizes above are the GPU's; on the CPU a team is one thread and its vector ranges are
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
@@ -369,42 +370,60 @@ struct ContractTeamSmallKCellBlocksKernel {
   }
 };
 
-// A: partial sums, so loads in flight, of each thread's strided dot product (dot_strided).
-template <class T, int A = 2>
+// A: partial sums of each thread's strided dot products; F: fields per team (DataField: the data
+// row read once for F field rows, dot_strided_rows), so a thread keeps A (F + 1) loads in flight.
+template <class T, int A = 2, int F = 1>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
   int slices;  // of K, per cell
   static constexpr index_type G = 32;  // cells per team
+  static constexpr int fields = F;
+  static index_type league(const ContractProblem<T>& q) { return (q.C + G - 1) / G * q.L * ((q.R + F - 1) / F); }
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    // r fastest, then l, then the cell group.
-    const index_type r = m.league_rank() % p.R, q = m.league_rank() / p.R;
+    // Groups of F fields fastest, then l, then the cell group.
+    const index_type groups = (p.R + F - 1) / F;
+    const index_type r0 = m.league_rank() % groups * F, q = m.league_rank() / groups;
     const index_type l = q % p.L, g = q / p.L;
-    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(G * slices));
+    const int nf = F == 1 || p.R - r0 >= F ? F : static_cast<int>(p.R - r0);
+    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(G * slices * F));
     const index_type per = (p.K + slices - 1) / slices;
     const ContractProblem<T>& pp = p;
     parallel_for(TeamThreadRange(m, G * slices), [&](index_type t) {
       const index_type c = g * G + t % G, s = t / G;
       const index_type k0 = s * per, k1 = k0 + per < pp.K ? k0 + per : pp.K;
-      T v = T(0);
+      T v[F];
+      for (int f = 0; f < F; ++f) v[f] = T(0);
       if (c < pp.C && k0 < k1) {
         const T* a = pp.a + c * pp.a_c + l * pp.a_l;
-        const T* b = pp.b + c * pp.b_c + r * pp.b_r;
+        const T* b = pp.b + c * pp.b_c + r0 * pp.b_r;
         if (pp.K1 == 1) {
-          v = dot_strided<A>(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, k1 - k0);
+          if constexpr (F == 1) {
+            v[0] = dot_strided<A>(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, k1 - k0);
+          } else if (nf == F) {
+            dot_strided_rows<A, F>(a + k0 * pp.a_s0, pp.a_s0, b + k0 * pp.b_s0, pp.b_s0, pp.b_r, k1 - k0, v);
+          } else {  // the last group of fields, short of F
+            for (int f = 0; f < nf; ++f)
+              v[f] = dot_strided<A>(a + k0 * pp.a_s0, pp.a_s0, b + f * pp.b_r + k0 * pp.b_s0, pp.b_s0, k1 - k0);
+          }
         } else {
-          for (index_type k = k0; k < k1; ++k) v += a[pp.a_k(k)] * b[pp.b_k(k)];
+          for (index_type k = k0; k < k1; ++k) {
+            const T x = a[pp.a_k(k)];
+            for (int f = 0; f < nf; ++f) v[f] += x * b[f * pp.b_r + pp.b_k(k)];
+          }
         }
       }
-      part[t] = v;
+      for (int f = 0; f < F; ++f) part[(f * slices + s) * G + t % G] = v[f];
     });
     m.team_barrier();
-    parallel_for(TeamThreadRange(m, G), [&](index_type t) {
-      const index_type c = g * G + t;
-      if (c >= pp.C) return;
-      T sum = part[t];
-      for (int s = 1; s < slices; ++s) sum += part[t + s * G];
-      pp.store(c, l, r, sum);
+    parallel_for(TeamThreadRange(m, G * F), [&](index_type t) {
+      const index_type c = g * G + t % G;
+      const int f = F == 1 ? 0 : static_cast<int>(t / G);
+      if (c >= pp.C || f >= nf) return;
+      const T* pf = part + f * slices * G + t % G;
+      T sum = pf[0];
+      for (int s = 1; s < slices; ++s) sum += pf[s * G];
+      pp.store(c, l, r0 + f, sum);
     });
   }
 };
@@ -423,26 +442,38 @@ void contract_team_stride(const ContractProblem<T>& p) {
                ContractTeamStrideKernel<T>{p, p.cells_fastest()});
 }
 
+// Double DataField rows at least this long (LayoutLeft, on the GPU): a team's threads take two
+// fields each over 4 slices of K (the data row read once for both; 6 loads in flight) instead of
+// one field over 8 slices. Session 19 (docs/variants-s19, runs 3-5), DataFieldTensor Q4 double (K =
+// 1944, 276 cells): H100 0.219-0.225 -> 0.207-0.211 ms (run 5, four alternating rounds: 0.83-0.85
+// -> 0.89-0.91 of the copy floor), H200 0.158-0.161 -> 0.153-0.155 (run 4); at K = 576-648 the two
+// forms were within 4% either way, and in float the same fields (2 or 4 a thread) gained at most
+// 2.5% (DataFieldTensor Q3, where Auto runs flat) or nothing.
+inline constexpr index_type kSmallKFieldPairsK = 1024;
+
 template <class Exec, class T>
 void contract_team_small_k(const ContractProblem<T>& p) {
   if (p.cells_fastest()) {
     // 8 slices of K, each thread 2 loads in flight; DataField in float: 8 loads in flight, over
     // 4 slices up to 35000 outputs and 2 above (H100, session 17, LayoutLeft DataFieldTensor Q4
     // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
-    // 0.244). A host team is one thread, with one slice.
+    // 0.244); DataField in double from K = 1024 on the GPU: two fields a thread over 4 slices
+    // (kSmallKFieldPairsK). A host team is one thread, with one slice.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
-    const int slices = is_host_execution_space_v<Exec> ? 1 : !float_fields ? 8 : p.C * p.R <= 35000 ? 4 : 2;
+    constexpr bool gpu_double = sizeof(T) == 8 && !is_host_execution_space_v<Exec>;
+    const bool field_pairs = gpu_double && p.L == 1 && p.R > 1 && p.K >= kSmallKFieldPairsK;
+    const int slices = is_host_execution_space_v<Exec> ? 1 : float_fields ? (p.C * p.R <= 35000 ? 4 : 2) : field_pairs ? 4 : 8;
     auto launch = [&](auto kernel) {
       using K = decltype(kernel);
-      const index_type league = (p.C + K::G - 1) / K::G * p.L * p.R;
-      auto policy = contract_team_policy<Exec>(league, static_cast<int>(K::G) * slices);
-      policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices) * sizeof(T)));
+      auto policy = contract_team_policy<Exec>(K::league(p), static_cast<int>(K::G) * slices);
+      policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices * K::fields) * sizeof(T)));
       parallel_for(policy, kernel);
     };
-    if (float_fields)
-      launch(ContractTeamSmallKCellsKernel<T, 8>{p, slices});
-    else
-      launch(ContractTeamSmallKCellsKernel<T, 2>{p, slices});
+    if (float_fields) return launch(ContractTeamSmallKCellsKernel<T, 8>{p, slices});
+    if constexpr (gpu_double) {
+      if (field_pairs) return launch(ContractTeamSmallKCellsKernel<T, 2, 2>{p, slices});
+    }
+    launch(ContractTeamSmallKCellsKernel<T, 2>{p, slices});
     return;
   }
   // Lanes over K: K or r is the unit-stride index here, never the cell. With K unit-stride and
