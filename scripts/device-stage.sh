@@ -8,11 +8,12 @@ build=${1:-build/device}
 # Refuse binaries older than the sources they are built from. Session 17: after a build was killed
 # mid-compile, ninja kept no header dependencies for one object, so a later header-only change
 # built nothing and the staged binaries were stale (`ninja -C build/device -t deps OBJECT` showed
-# "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them.
-oldest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests | tail -1)
-newer=$(find include src apps bench tests -type f -newer "$oldest" | head -5)
-if [ -n "$newer" ]; then
-  echo "device-stage: sources newer than $oldest (rebuild first; if ninja has no work, ninja -C $build -t clean):" >&2
+# "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them. Sources are checked
+# against the newest binary: a change to one test's source relinks that test alone (session 20).
+newest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests | head -1)
+newer=$(find include src apps bench tests -type f -newer "$newest" | head -5)
+if [ -n "$newer" ] || ! ninja -C "$build" -n 2>/dev/null | grep -q "no work to do"; then
+  echo "device-stage: the build is not up to date, or sources are newer than $newest (rebuild first; if ninja has no work, ninja -C $build -t clean):" >&2
   echo "$newer" >&2
   exit 1
 fi

@@ -296,10 +296,11 @@ GRAIN_BACKEND_TEST(Contract, StagedRowsAnyLengthAndAlignment) {
 }
 
 // team-small-k's K slices (LayoutLeft, cells fastest): DataField in float over 4 slices (at most
-// 35000 outputs) and 2 slices (more), 8 loads in flight, and in double 8 slices of 2, with K odd
-// so that every remainder of the unrolled loads runs; in double with K >= 1024 two fields a
-// thread over 4 slices (5 fields: two pairs and a single); the base pointers on and off their
-// boundaries; overwrite and sum_into against a double loop.
+// 35000 outputs, 8 loads in flight) and 2 slices (more: two fields a team, one per thread group, 4
+// loads in flight; 125 fields leave the last team's second group empty), and in double 8 slices
+// of 2, with K odd so that every remainder of the unrolled loads runs; in double with K >= 1024
+// two fields a thread over 4 slices (5 fields: two pairs and a single); the base pointers on and
+// off their boundaries; overwrite and sum_into against a double loop.
 GRAIN_BACKEND_TEST(Contract, KSlicesLayoutLeft) {
   std::uint64_t seed = 9500;
   for (std::size_t off : {0, 1}) {
@@ -703,9 +704,9 @@ TEST(ContractFlatCellShift, EveryPath) {
 // F), 1, 3 and 4 slices (K0 = 5, 13, 1031: slices shorter than A, empty slices, the A-step loop),
 // one and two levels of K, C = 5 and 39 (a partial 32-cell group), overwrite and sum_into, against
 // a long double loop.
-template <class T, int A, int F>
+template <class T, int A, int F, int W = 1>
 void check_small_k_fields(std::mt19937_64& g, int& runs) {
-  using K = grain::impl::ContractTeamSmallKCellsKernel<T, A, F>;
+  using K = grain::impl::ContractTeamSmallKCellsKernel<T, A, F, W>;
   for (grain::index_type C : {5, 39})
     for (grain::index_type R : {2, 3, 5, 9})
       for (grain::index_type K0 : {5, 13, 1031})
@@ -715,8 +716,8 @@ void check_small_k_fields(std::mt19937_64& g, int& runs) {
           for (int slices : {1, 3, 4})
             for (bool sum_into : {false, true}) {
               t.reset(sum_into);
-              auto policy = grain::impl::contract_team_policy<grain::Serial>(K::league(t.p), 32 * slices);
-              policy.set_scratch_size(0, grain::PerTeam(std::size_t(32 * slices * F) * sizeof(T)));
+              auto policy = grain::impl::contract_team_policy<grain::Serial>(K::league(t.p), 32 * slices * K::thread_groups);
+              policy.set_scratch_size(0, grain::PerTeam(std::size_t(32 * slices * K::fields) * sizeof(T)));
               grain::parallel_for(policy, K{t.p, slices});
               ++runs;
               t.check("team-small-k A " + std::to_string(A) + ", F " + std::to_string(F) + ", slices " + std::to_string(slices));
@@ -729,7 +730,9 @@ TEST(ContractTeamSmallKFields, EveryPath) {
   int runs = 0;
   check_small_k_fields<double, 2, 2>(g, runs);
   check_small_k_fields<float, 2, 4>(g, runs);
-  EXPECT_EQ(runs, 2 * (2 * (4 * 2 * 2 + 2 * 1)) * 3 * 2);
+  check_small_k_fields<float, 4, 1, 2>(g, runs);
+  check_small_k_fields<double, 2, 2, 2>(g, runs);
+  EXPECT_EQ(runs, 4 * (2 * (4 * 2 * 2 + 2 * 1)) * 3 * 2);
 }
 
 TEST(ContractDot, StridedPartialSums) {

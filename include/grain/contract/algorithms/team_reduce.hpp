@@ -21,8 +21,9 @@
 //               its slice with coalesced loads (A in flight), and the slices are added in scratch
 //               in a fixed order (deterministic). This is what long K over few outputs needs on
 //               the GPU: 8x the threads of `flat`, each with an eighth of the loop (DataField in
-//               float: S = 4 or 2 and A = 8; in double from K = 1024: S = 4, each thread two
-//               fields of one data row; contract_team_small_k).
+//               float: S = 4 and A = 8, or S = 2, A = 4 and two fields a team sharing their
+//               data row in L1; in double from K = 1024: S = 4, each thread two fields of one
+//               data row; contract_team_small_k).
 //
 // The team sizes above are the GPU's; on the CPU a team is one thread and its vector ranges are
 // SIMD loops (`omp simd` reductions), so TeamVectorRange is used where a loop should vectorize.
@@ -370,31 +371,35 @@ struct ContractTeamSmallKCellBlocksKernel {
   }
 };
 
-// A: partial sums of each thread's strided dot products; F: fields per team (DataField: the data
-// row read once for F field rows, dot_strided_rows), so a thread keeps A (F + 1) loads in flight.
-template <class T, int A = 2, int F = 1>
+// A: partial sums of each thread's strided dot products; F: fields a thread (DataField: the data
+// row read once for F field rows, dot_strided_rows), so a thread keeps A (F + 1) loads in flight;
+// W: groups of F fields a team, one per thread group (the data row shared in L1).
+template <class T, int A = 2, int F = 1, int W = 1>
 struct ContractTeamSmallKCellsKernel {
   ContractProblem<T> p;
   int slices;  // of K, per cell
   static constexpr index_type G = 32;  // cells per team
-  static constexpr int fields = F;
-  static index_type league(const ContractProblem<T>& q) { return (q.C + G - 1) / G * q.L * ((q.R + F - 1) / F); }
+  static constexpr int fields = F * W, thread_groups = W;
+  static index_type league(const ContractProblem<T>& q) { return (q.C + G - 1) / G * q.L * ((q.R + fields - 1) / fields); }
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
-    // Groups of F fields fastest, then l, then the cell group.
-    const index_type groups = (p.R + F - 1) / F;
-    const index_type r0 = m.league_rank() % groups * F, q = m.league_rank() / groups;
+    constexpr int FW = F * W;
+    // Groups of F W fields fastest, then l, then the cell group.
+    const index_type groups = (p.R + FW - 1) / FW;
+    const index_type rt = m.league_rank() % groups * FW, q = m.league_rank() / groups;
     const index_type l = q % p.L, g = q / p.L;
-    const int nf = F == 1 || p.R - r0 >= F ? F : static_cast<int>(p.R - r0);
-    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(G * slices * F));
+    T* part = m.team_scratch(0).template get<T>(static_cast<std::size_t>(G * slices * FW));
     const index_type per = (p.K + slices - 1) / slices;
     const ContractProblem<T>& pp = p;
-    parallel_for(TeamThreadRange(m, G * slices), [&](index_type t) {
-      const index_type c = g * G + t % G, s = t / G;
+    parallel_for(TeamThreadRange(m, G * slices * W), [&](index_type t) {
+      const index_type c = g * G + t % G, s = W == 1 ? t / G : t / G % slices;
+      const int w = W == 1 ? 0 : static_cast<int>(t / (G * slices));
+      const index_type r0 = rt + w * F;
+      const int nf = FW == 1 || pp.R - r0 >= F ? F : pp.R > r0 ? static_cast<int>(pp.R - r0) : 0;
       const index_type k0 = s * per, k1 = k0 + per < pp.K ? k0 + per : pp.K;
       T v[F];
       for (int f = 0; f < F; ++f) v[f] = T(0);
-      if (c < pp.C && k0 < k1) {
+      if (c < pp.C && k0 < k1 && nf > 0) {
         const T* a = pp.a + c * pp.a_c + l * pp.a_l;
         const T* b = pp.b + c * pp.b_c + r0 * pp.b_r;
         if (pp.K1 == 1) {
@@ -413,17 +418,17 @@ struct ContractTeamSmallKCellsKernel {
           }
         }
       }
-      for (int f = 0; f < F; ++f) part[(f * slices + s) * G + t % G] = v[f];
+      for (int f = 0; f < F; ++f) part[((w * F + f) * slices + s) * G + t % G] = v[f];
     });
     m.team_barrier();
-    parallel_for(TeamThreadRange(m, G * F), [&](index_type t) {
+    parallel_for(TeamThreadRange(m, G * FW), [&](index_type t) {
       const index_type c = g * G + t % G;
-      const int f = F == 1 ? 0 : static_cast<int>(t / G);
-      if (c >= pp.C || f >= nf) return;
+      const int f = FW == 1 ? 0 : static_cast<int>(t / G);
+      if (c >= pp.C || rt + f >= pp.R) return;
       const T* pf = part + f * slices * G + t % G;
       T sum = pf[0];
       for (int s = 1; s < slices; ++s) sum += pf[s * G];
-      pp.store(c, l, r0 + f, sum);
+      pp.store(c, l, rt + f, sum);
     });
   }
 };
@@ -457,18 +462,26 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     // 8 slices of K, each thread 2 loads in flight; DataField in float: 8 loads in flight, over
     // 4 slices up to 35000 outputs and 2 above (H100, session 17, LayoutLeft DataFieldTensor Q4
     // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
-    // 0.244); DataField in double from K = 1024 on the GPU: two fields a thread over 4 slices
-    // (kSmallKFieldPairsK). A host team is one thread, with one slice.
+    // 0.244); where float takes 2 slices, a team takes two fields, one per 64 threads, which meet
+    // in L1 on their cells' data row, with 4 partial sums a thread (session 19, run 10: the same
+    // case 0.218 -> 0.210 ms, 0.85 -> 0.88; 0.180 -> 0.165 at 51750 outputs; 56 registers, as
+    // the one-field kernel: 9 teams of 128 an SM, so that case's 1134 teams run at once, as long
+    // teams must; 8 partial sums, 2 fields: 0.225); DataField in double
+    // from K = 1024 on the GPU: two fields a thread over 4 slices (kSmallKFieldPairsK). A host team
+    // is one thread, with one slice.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
     constexpr bool gpu_double = sizeof(T) == 8 && !is_host_execution_space_v<Exec>;
     const bool field_pairs = gpu_double && p.L == 1 && p.R > 1 && p.K >= kSmallKFieldPairsK;
     const int slices = is_host_execution_space_v<Exec> ? 1 : float_fields ? (p.C * p.R <= 35000 ? 4 : 2) : field_pairs ? 4 : 8;
     auto launch = [&](auto kernel) {
       using K = decltype(kernel);
-      auto policy = contract_team_policy<Exec>(K::league(p), static_cast<int>(K::G) * slices);
-      policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * slices * K::fields) * sizeof(T)));
+      auto policy = contract_team_policy<Exec>(K::league(p), static_cast<int>(K::G) * kernel.slices * K::thread_groups);
+      policy.set_scratch_size(0, PerTeam(static_cast<std::size_t>(K::G * kernel.slices * K::fields) * sizeof(T)));
       parallel_for(policy, kernel);
     };
+    if constexpr (!is_host_execution_space_v<Exec> && sizeof(T) == 4) {
+      if (float_fields && slices == 2) return launch(ContractTeamSmallKCellsKernel<T, 4, 1, 2>{p, slices});
+    }
     if (float_fields) return launch(ContractTeamSmallKCellsKernel<T, 8>{p, slices});
     if constexpr (gpu_double) {
       if (field_pairs) return launch(ContractTeamSmallKCellsKernel<T, 2, 2>{p, slices});
