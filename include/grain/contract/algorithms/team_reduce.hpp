@@ -463,12 +463,13 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     // 4 slices up to 35000 outputs and 2 above (H100, session 17, LayoutLeft DataFieldTensor Q4
     // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
     // 0.244); where float takes 2 slices, a team takes two fields, one per 64 threads, which meet
-    // in L1 on their cells' data row, with 4 partial sums a thread (session 19, run 10: the same
-    // case 0.218 -> 0.210 ms, 0.85 -> 0.88; 0.180 -> 0.165 at 51750 outputs; 56 registers, as
-    // the one-field kernel: 9 teams of 128 an SM, so that case's 1134 teams run at once, as long
-    // teams must; 8 partial sums, 2 fields: 0.225); DataField in double
-    // from K = 1024 on the GPU: two fields a thread over 4 slices (kSmallKFieldPairsK). A host team
-    // is one thread, with one slice.
+    // in L1 on their cells' data row (with one field a team, every field's team re-read the row
+    // from L2: L2 traffic twice the field's bytes, L2 86% busy in session 19's run 8), with 4
+    // partial sums a thread (session 20, H100, three alternating rounds: the same case 0.2175 ->
+    // 0.2073 ms, 0.85 -> 0.89 of the copy floor; 51750 outputs 0.176 -> 0.163; H200 0.171 ->
+    // 0.154; 56 registers, as the one-field kernel: 9 teams of 128 an SM, so that case's 1134
+    // teams run at once, as long teams must); DataField in double from K = 1024 on the GPU: two
+    // fields a thread over 4 slices (kSmallKFieldPairsK). A host team is one thread, with one slice.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
     constexpr bool gpu_double = sizeof(T) == 8 && !is_host_execution_space_v<Exec>;
     const bool field_pairs = gpu_double && p.L == 1 && p.R > 1 && p.K >= kSmallKFieldPairsK;
