@@ -674,6 +674,7 @@ void measure_ceilings(Report& rep, const std::string& backend, double budget_mib
 #endif
     copy = bench::copy_bandwidth_GBps<Serial>(copy_bytes);
     if (gemm) g = bench::host_gemm_peak(budget_mib < 64 ? 1024 : 2048);
+    rep.peak_library = bench::openblas_config();
   }
   rep.copy_last = copy;
   if (again) return rep.raise_ceilings(copy, g.float_GFLOPs, g.double_GFLOPs);
@@ -806,9 +807,10 @@ void bench_contract_on(const Args& args, const std::string& backend, const std::
   rep.backend = backend;
   measure_ceilings(rep, backend, budget);
   std::printf("grain bench contract: %s, %s, copy %.1f GB/s, GEMM peak %.0f / %.0f GFLOP/s "
-              "(float / double), layout %s\n",
+              "(float / double%s%s), layout %s\n",
               rep.device.c_str(), backend.c_str(), rep.copy_GBps, rep.peak_GFLOPs_float,
-              rep.peak_GFLOPs_double, layout_left ? "left" : "right");
+              rep.peak_GFLOPs_double, rep.peak_library.empty() ? "" : "; ", rep.peak_library.c_str(),
+              layout_left ? "left" : "right");
   std::fflush(stdout);
 
   if (sweep) {

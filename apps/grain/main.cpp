@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "common/gemm.hpp"
 #include "grain/core/error.hpp"
 
 namespace grain::cli {
@@ -113,6 +114,8 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
+  // The benchmarks' CPU GEMM ceiling and peer: OpenBLAS with the kernels this CPU runs.
+  if (cmd == "bench") grain::bench::openblas_use_cpu_kernels(argv);
   grain::cli::Args args;
   for (int i = first_arg; i < argc; ++i) args.items.emplace_back(argv[i]);
   try {

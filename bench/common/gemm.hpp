@@ -2,6 +2,8 @@
 // (OpenBLAS on the CPU, cuBLAS on the GPU) in the same run as the kernels it judges.
 #pragma once
 
+#include <string>
+
 namespace grain::bench {
 
 struct GemmPeak {
@@ -12,6 +14,24 @@ struct GemmPeak {
 // Square n x n x n GEMMs on random data, median of several; zeros when built without OpenBLAS.
 GemmPeak host_gemm_peak(int n = 2048);
 bool have_openblas();
+// OpenBLAS's build and the kernel set it runs ("OpenBLAS 0.3.21 DYNAMIC_ARCH ... SkylakeX"); ""
+// without OpenBLAS.
+std::string openblas_config();
+
+// The kernel set to ask OpenBLAS for (OPENBLAS_CORETYPE) where the one it chose, `chosen`, uses
+// narrower vectors than the CPU runs: "SkylakeX" on a CPU with AVX-512 F, CD, BW, DQ and VL for
+// a kernel set without AVX-512 (OpenBLAS 0.3.21 gives AMD's Zen 4 its AVX2 "Zen" kernels),
+// "Haswell" on a CPU with AVX2 and FMA for one without AVX2. "" where its choice stands.
+std::string openblas_core_upgrade(const std::string& chosen, bool avx2_fma, bool avx512);
+
+// Where OpenBLAS chose an older kernel set than this CPU runs and OPENBLAS_CORETYPE is unset,
+// runs this program again (argv, through /proc/self/exe) with OPENBLAS_CORETYPE set, since
+// OpenBLAS reads it once, as it loads. Seen here (session 20): Debian 12's OpenBLAS 0.3.21 took
+// its "Prescott" (SSE3) kernels on a virtual machine's AVX-512 Xeon whose model it did not know,
+// GEMM 65 / 30 GFLOP/s (float / double, 2 threads) against 283 / 138 with "SkylakeX": the CPU
+// ceiling and the openblas-gemm peer understated 4x. Returns where nothing was to be done, or,
+// with a warning, where the exec failed.
+void openblas_use_cpu_kernels(char** argv);
 
 #if defined(GRAIN_ENABLE_CUDA)
 // cuBLAS, default math mode (no TF32 for float), random data.

@@ -118,6 +118,7 @@ void Report::write_json(const std::string& path) const {
      << ", \"threads\": " << threads << ",\n  \"copy_GBps\": " << json_number(copy_GBps)
      << ", \"peak_GFLOPs\": {\"float\": " << json_number(peak_GFLOPs_float)
      << ", \"double\": " << json_number(peak_GFLOPs_double) << "},";
+  if (!peak_library.empty()) os << " \"peak_library\": " << json_string(peak_library) << ",";
   if (copy_samples > 1)
     os << " \"copy_samples\": " << copy_samples << ", \"copy_GBps_lowest\": " << json_number(copy_GBps_lowest) << ",";
   os << "\n  \"rows\": [";
@@ -151,6 +152,7 @@ void Report::print_table(std::FILE* out) const {
   if (peak_GFLOPs_double > 0 || peak_GFLOPs_float > 0)
     std::fprintf(out, "  GEMM peak: %.0f (float) %.0f (double) GFLOP/s", peak_GFLOPs_float,
                  peak_GFLOPs_double);
+  if (!peak_library.empty()) std::fprintf(out, " (%s)", peak_library.c_str());
   std::fprintf(out, "\n%-18s %-10s %-6s %-24s %10s %10s %9s %9s %8s %s\n", "kernel", "case", "dtype",
                "algorithm", "ms", "ms_min", "GB/s", "GFLOP/s", "roofline", "");
   for (const Row& r : rows)

@@ -40,6 +40,7 @@ struct Report {
   int threads = 1;
   double copy_GBps = 0;
   double peak_GFLOPs_float = 0, peak_GFLOPs_double = 0;  // 0: not measured
+  std::string peak_library;  // what measured the GEMM peak where worth saying (OpenBLAS's build and kernels)
   // Where the ceilings were measured more than once in the run (raise_ceilings): how many copy
   // measurements, and the lowest; copy_GBps and the peaks are then the highest seen.
   int copy_samples = 1;

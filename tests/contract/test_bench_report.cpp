@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/gemm.hpp"
 #include "common/report.hpp"
 
 namespace {
@@ -79,5 +80,33 @@ TEST(BenchReport, RooflinesFollowTheHighestCeilings) {
   EXPECT_NE(s.str().find("\"copy_samples\": 4"), std::string::npos) << s.str();
   EXPECT_NE(s.str().find("\"roofline_local\": 0.5"), std::string::npos) << s.str();
   EXPECT_NE(s.str().find("\"copy_GBps_lowest\": 5"), std::string::npos) << s.str();
+  EXPECT_EQ(s.str().find("peak_library"), std::string::npos) << s.str();  // none named, none written
+
+  rep.peak_library = "OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX";
+  rep.write_json(path);
+  std::ifstream g(path);
+  std::stringstream t;
+  t << g.rdbuf();
+  EXPECT_NE(t.str().find("\"peak_library\": \"OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX\""), std::string::npos) << t.str();
   std::remove(path.c_str());
+}
+
+// OPENBLAS_CORETYPE where OpenBLAS's kernels are narrower than the CPU's vectors (session 20:
+// Debian 12's 0.3.21 ran its SSE3 "Prescott" kernels on an AVX-512 Xeon it did not know, a
+// quarter of the GEMM rate): replaced only by what the CPU runs, unknown names left alone.
+TEST(BenchReport, OpenBlasCoreUpgrade) {
+  using grain::bench::openblas_core_upgrade;
+  EXPECT_EQ(openblas_core_upgrade("Prescott", true, true), "SkylakeX");
+  EXPECT_EQ(openblas_core_upgrade("Prescott", true, false), "Haswell");
+  EXPECT_EQ(openblas_core_upgrade("Sandybridge", true, false), "Haswell");
+  EXPECT_EQ(openblas_core_upgrade("Nehalem", true, true), "SkylakeX");
+  EXPECT_EQ(openblas_core_upgrade("Zen", true, true), "SkylakeX");    // Zen 4: AVX-512
+  EXPECT_EQ(openblas_core_upgrade("Haswell", true, true), "SkylakeX");
+  EXPECT_EQ(openblas_core_upgrade("Prescott", false, false), "");    // an SSE-only CPU: its choice stands
+  EXPECT_EQ(openblas_core_upgrade("Haswell", true, false), "");      // AVX2 on an AVX2 CPU
+  EXPECT_EQ(openblas_core_upgrade("Zen", true, false), "");
+  EXPECT_EQ(openblas_core_upgrade("SkylakeX", true, true), "");      // AVX-512 already
+  EXPECT_EQ(openblas_core_upgrade("Cooperlake", true, true), "");
+  EXPECT_EQ(openblas_core_upgrade("NeoverseN1", true, true), "");    // a name not listed
+  EXPECT_EQ(openblas_core_upgrade("", true, true), "");              // no name
 }
