@@ -20,11 +20,11 @@ std::string openblas_config();
 
 // The kernel set to ask OpenBLAS for (OPENBLAS_CORETYPE) where the one it chose, `chosen`, uses
 // narrower vectors than the CPU runs: "SkylakeX" on a CPU with AVX-512 F, CD, BW, DQ and VL for
-// a kernel set without AVX-512 (OpenBLAS 0.3.21 gives AMD's Zen 4 its AVX2 "Zen" kernels),
-// "Haswell" on a CPU with AVX2 and FMA for one without AVX2. "" where its choice stands.
+// a kernel set without AVX-512, "Haswell" on a CPU with AVX2 and FMA for one without AVX2. ""
+// where its choice stands.
 std::string openblas_core_upgrade(const std::string& chosen, bool avx2_fma, bool avx512);
 
-// Where OpenBLAS chose an older kernel set than this CPU runs and OPENBLAS_CORETYPE is unset,
+// Where OpenBLAS chose narrower kernels than this CPU runs and OPENBLAS_CORETYPE is unset,
 // runs this program again (argv, through /proc/self/exe) with OPENBLAS_CORETYPE set, since
 // OpenBLAS reads it once, as it loads. Seen here (session 20): Debian 12's OpenBLAS 0.3.21 took
 // its "Prescott" (SSE3) kernels on a virtual machine's AVX-512 Xeon whose model it did not know,
