@@ -494,11 +494,18 @@ struct HostCellsCase {
   }
   template <class Kernel>
   void run(const Kernel& kernel, bool sum_into, const std::string& what) {
+    run_with([&](const grain::impl::ContractProblem<T>& q) {
+      Kernel k = kernel;
+      k.p = q;
+      for (grain::index_type c = 0; c < C; ++c) k(c);
+    }, sum_into, what);
+  }
+  // launch(p) computes every cell of p.
+  template <class Launch>
+  void run_with(const Launch& launch, bool sum_into, const std::string& what) {
     std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
     p.out = out.data(), p.sum_into = sum_into;
-    Kernel k = kernel;
-    k.p = p;
-    for (grain::index_type c = 0; c < C; ++c) k(c);
+    launch(p);
     for (grain::index_type c = 0; c < C; ++c)
       for (grain::index_type l = 0; l < L; ++l)
         for (grain::index_type r = 0; r < R; ++r) {
@@ -546,6 +553,58 @@ TEST(ContractBlockCells, EveryPath) {
   check_block_cells<float, 2 * VF, 6>(g);   // two vectors, 6 rows
   check_block_cells<double, 2 * VD, 6>(g);  // Q1 double
   check_block_cells<double, VD, 8>(g);
+}
+
+// block's CPU team kernel (ContractBlockHostGemmKernel), called directly as Serial teams, at the
+// build's vector width and at 64 bytes (the AVX-512 panels of host_wide_panels; GCC's generic
+// vectors, so it runs on any host): R from under one panel to two panels and a part (zero-filled
+// fields), L = 7 and 27 (unequal row blocks), K = 5 to 243 (the packing's W x W blocks and their
+// tails), the rows split over 1 or 2 teams a cell, the next cell prefetched or not, overwrite
+// (NaN-poisoned out) and sum_into (HostCellsCase).
+template <class T, int NR, int MR, int VB>
+void check_block_team(std::mt19937_64& g, int& runs) {
+  using K = grain::impl::ContractBlockHostGemmKernel<T, NR, MR, VB>;
+  for (grain::index_type L : {7, 27})
+    for (grain::index_type R : {grain::index_type(NR / 2 + 1), grain::index_type(NR), grain::index_type(2 * NR + 3)})
+      for (grain::index_type Kk : {5, 37, 243}) {
+        HostCellsCase<T> cells(g, 3, L, R, Kk, R, 1);
+        for (grain::index_type panels : {1, 2})
+          for (bool prefetch : {false, true})
+            for (bool sum_into : {false, true}) {
+              grain::index_type rows = (L + panels - 1) / panels;
+              rows = (rows + MR - 1) / MR * MR;
+              cells.run_with([&](const grain::impl::ContractProblem<T>& q) {
+                grain::TeamPolicy<grain::Serial> policy(q.C * panels, 1);
+                policy.set_scratch_size(0, grain::PerTeam(K::scratch_bytes(q, rows, true)));
+                grain::parallel_for(policy, K{q, panels, rows, true, prefetch});
+              }, sum_into, "team kernel NR " + std::to_string(NR) + ", " + std::to_string(VB) + "-byte vectors, " +
+                               std::to_string(panels) + " panels" + (prefetch ? ", prefetch" : ""));
+              ++runs;
+            }
+      }
+}
+
+TEST(ContractBlockTeam, EveryPathBothWidths) {
+  std::mt19937_64 g(2020);
+  constexpr int B = grain::impl::kHostVectorBytes, VF = B / 4, VD = B / 8;
+  int runs = 0;
+  check_block_team<float, 2 * VF, 6, B>(g, runs);
+  check_block_team<double, 2 * VD, 6, B>(g, runs);
+  check_block_team<float, 32, 6, 64>(g, runs);
+  check_block_team<double, 16, 6, 64>(g, runs);
+  EXPECT_EQ(runs, 4 * 2 * 3 * 3 * 8);
+  // The rule: wide panels only with AVX-512, off AMD's CPUs, beyond two narrow vectors of fields.
+#if defined(__AVX512F__)
+  const bool avx512 = grain::impl::kHostVectorBytes == 32 && !grain::impl::host_cpu_is_amd();
+#else
+  const bool avx512 = false;
+#endif
+  EXPECT_EQ(grain::impl::host_wide_panels(4, 27), avx512);  // FieldField Q2 float
+  EXPECT_EQ(grain::impl::host_wide_panels(8, 125), avx512);
+  EXPECT_EQ(grain::impl::host_wide_panels(8, 9), avx512);
+  EXPECT_FALSE(grain::impl::host_wide_panels(4, 16));  // two 256-bit vectors hold them
+  EXPECT_FALSE(grain::impl::host_wide_panels(4, 8));   // Q1
+  EXPECT_FALSE(grain::impl::host_wide_panels(8, 8));
 }
 
 // block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,

@@ -173,11 +173,10 @@ GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, 
 struct HostNoTick {
   void tick() {}
 };
-template <class T, int MR, int NV, class Tick>
+template <class T, int MR, int NV, int W = kHostVectorBytes / sizeof(T), class Tick>
 GRAIN_FORCEINLINE void host_gemm_rows_vec(index_type K, const T* a, index_type lda, const T* bt,
-                                          typename HostVector<T, kHostVectorBytes / sizeof(T)>::V (&acc)[MR][NV],
-                                          Tick& tick) {
-  using V = typename HostVector<T, kHostVectorBytes / sizeof(T)>::V;
+                                          typename HostVector<T, W>::V (&acc)[MR][NV], Tick& tick) {
+  using V = typename HostVector<T, W>::V;
   const V* b = reinterpret_cast<const V*>(bt);
   GRAIN_HOST_UNROLL
   for (int i = 0; i < MR; ++i) {
@@ -210,8 +209,11 @@ GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
 // One team (one host thread) per (cell, panel of left rows). Scratch: the cell's right operand as
 // ceil(R / NR) panels of K x NR (fields past R zero), and, where the left rows are not unit-stride
 // along K (LayoutLeft, a broadcast), the panel's left rows packed row by row.
-template <class T, int NR, int MR>
+template <class T, int NR, int MR, int VB = kHostVectorBytes>
 struct ContractBlockHostGemmKernel {
+#ifndef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  static_assert(VB == kHostVectorBytes, "other vector widths need GCC's vector extensions");
+#endif
   ContractProblem<T> p;
   index_type panels, rows;  // left-row panels per cell, rows per panel
   bool a_unit;              // left rows unit-stride along K: read in place
@@ -240,7 +242,7 @@ struct ContractBlockHostGemmKernel {
     const index_type K = p.K, np = (p.R + NR - 1) / NR;
     T* bt = m.team_scratch(0).template get<T>(static_cast<std::size_t>(np * NR * K));
     const bool b_unit = p.b_k_unit();
-    constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // NR is W or 2W
+    constexpr int W = VB / static_cast<int>(sizeof(T));  // NR is W or 2W
     for (index_type q = 0; q < np; ++q) {
       T* panel = bt + q * NR * K;
       const index_type r0 = q * NR;
@@ -283,7 +285,19 @@ struct ContractBlockHostGemmKernel {
         constexpr int M = decltype(mr)::value;
         T acc[M][NR];
         pf.step();
-        host_gemm_rows<T, M, NR>(K, a + (l - l_begin) * lda, lda, panel, acc);
+        if constexpr (VB != kHostVectorBytes) {
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+          // Wider vectors than the compiler's own choice: explicit vector accumulators.
+          using HV = HostVector<T, W>;
+          typename HV::V vacc[M][NR / W];
+          HostNoTick none;
+          host_gemm_rows_vec<T, M, NR / W, W>(K, a + (l - l_begin) * lda, lda, panel, vacc, none);
+          for (int i = 0; i < M; ++i)
+            for (int v = 0; v < NR / W; ++v) HV::store(acc[i] + v * W, vacc[i][v]);
+#endif
+        } else {
+          host_gemm_rows<T, M, NR>(K, a + (l - l_begin) * lda, lda, panel, acc);
+        }
         for (int i = 0; i < M; ++i) {
           T* o = p.out_at(c, l + i, r0);
           if (nr == NR && p.o_r == 1) {
@@ -506,9 +520,9 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     return;
   }
 #endif
-  auto run = [&](auto nr, auto mr) {
-    constexpr int NR = decltype(nr)::value, MR = decltype(mr)::value;
-    using K = ContractBlockHostGemmKernel<T, NR, MR>;
+  auto run = [&](auto nr, auto mr, auto vb) {
+    constexpr int NR = decltype(nr)::value, MR = decltype(mr)::value, VB = decltype(vb)::value;
+    using K = ContractBlockHostGemmKernel<T, NR, MR, VB>;
     const index_type threads = Exec::concurrency();
     index_type panels = 1;
     if (p.C < 4 * threads) {
@@ -521,22 +535,30 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     const bool a_unit = p.a_k_unit();
     const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
-    if (host_cell_kernel<T>(p.K, prefetch) && panels == 1 && p.R <= NR && a_unit && p.b_k_unit() &&
-        p.K * NR <= kHostCellPanel) {
-      const int blocks = static_cast<int>((p.L + MR - 1) / MR);
-      const int base = static_cast<int>(p.L / blocks), extra = static_cast<int>(p.L % blocks);
-      parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellKernel<T, NR, MR>{p, blocks, base, extra, prefetch});
-      return;
+    if constexpr (VB == kHostVectorBytes) {
+      if (host_cell_kernel<T>(p.K, prefetch) && panels == 1 && p.R <= NR && a_unit && p.b_k_unit() &&
+          p.K * NR <= kHostCellPanel) {
+        const int blocks = static_cast<int>((p.L + MR - 1) / MR);
+        const int base = static_cast<int>(p.L / blocks), extra = static_cast<int>(p.L % blocks);
+        parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellKernel<T, NR, MR>{p, blocks, base, extra, prefetch});
+        return;
+      }
     }
 #endif
     TeamPolicy<Exec> policy(p.C * panels, AUTO);
     policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit)));
     parallel_for(policy, K{p, panels, rows, a_unit, prefetch});
   };
+  using Bytes = std::integral_constant<int, kHostVectorBytes>;
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  if (host_wide_panels(sizeof(T), p.R))  // AVX-512 on Intel: panels of two 512-bit vectors
+    return run(std::integral_constant<int, 4 * V>{}, std::integral_constant<int, 6>{},
+               std::integral_constant<int, 2 * kHostVectorBytes>{});
+#endif
   if (p.R <= V)
-    run(std::integral_constant<int, V>{}, std::integral_constant<int, 8>{});
+    run(std::integral_constant<int, V>{}, std::integral_constant<int, 8>{}, Bytes{});
   else
-    run(std::integral_constant<int, 2 * V>{}, std::integral_constant<int, 6>{});
+    run(std::integral_constant<int, 2 * V>{}, std::integral_constant<int, 6>{}, Bytes{});
 }
 
 template <class Exec, class T>

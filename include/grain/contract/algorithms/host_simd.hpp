@@ -197,6 +197,24 @@ struct HostVector {
 };
 #endif
 
+// Whether `block`'s CPU FieldField team kernel (ContractBlockHostGemmKernel) takes panels of two
+// 512-bit vectors (32 floats / 16 doubles, explicit vector accumulators) instead of two of
+// kHostVectorBytes: with AVX-512 (GCC keeps its own loops at 256 bits there), on CPUs not AMD's
+// (Zen 4 runs a 512-bit FMA as two 256-bit halves; not measured), for more fields than the
+// narrow panel holds. Session 20, a 2-core AVX-512 Intel Xeon, one thread at 4 MiB (the fastest of
+// three alternating rounds, docs/performance.md): FieldField Q2-Q4 1.07-1.50x faster, e.g.
+// FieldFieldTensor Q3 float 1.46 -> 1.15 ms, FieldFieldVector Q4 double 2.77 -> 1.84 (OpenBLAS
+// per cell with its AVX-512 kernels: 1.40, 2.58); level with a whole build at 512 bits
+// (-mprefer-vector-width=512), which lost 2-4x at Q1 float, whose 8 fields fill half a vector.
+inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
+#if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__)
+  return kHostVectorBytes == 32 && R > 2 * (32 / static_cast<std::int64_t>(elem)) && !host_cpu_is_amd();
+#else
+  (void)elem, (void)R;
+  return false;
+#endif
+}
+
 // Whether `block`'s CPU FieldField path runs ContractBlockHostDotKernel<T, 8, 4> (block.hpp, which
 // gives the measurements): float elements (`elem` bytes), both operands unit-stride along K, K a
 // multiple of the vector width and at least 8 widths, at most one vector of fields, L and R
