@@ -5,6 +5,7 @@
 set -u
 out=${OUT:-gpu-results}
 mkdir -p "$out"
+bash scripts/device-unpack.sh  # device-stage.sh ships the binaries compressed
 G=.device-carry/grain
 rep="$out/profile.txt"
 {

@@ -16,8 +16,8 @@ out=${OUT:-gpu-results}
 mkdir -p "$out/r"
 C=.device-carry
 G=$C/grain
-# scripts/device-stage.sh ships the x86-64-v3 CPU build compressed.
-if [ -f "$C/grain-cpu-v3.xz" ] && [ ! -x "$C/grain-cpu-v3" ]; then xz -d -k "$C/grain-cpu-v3.xz"; fi
+# scripts/device-stage.sh ships the binaries compressed.
+bash scripts/device-unpack.sh
 log="$out/summary.txt"
 say() { echo "$*" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
