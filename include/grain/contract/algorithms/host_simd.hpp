@@ -208,7 +208,7 @@ struct HostVector {
 // (-mprefer-vector-width=512), which lost 2-4x at Q1 float, whose 8 fields fill half a vector.
 inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__)
-  return kHostVectorBytes == 32 && R > 2 * (32 / static_cast<std::int64_t>(elem)) && !host_cpu_is_amd();
+  return R > 2 * (kHostVectorBytes / static_cast<std::int64_t>(elem)) && !host_cpu_is_amd();
 #else
   (void)elem, (void)R;
   return false;
