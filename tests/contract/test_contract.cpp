@@ -344,7 +344,9 @@ GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
 
 // FieldField cells with long K (the CPU block's right panels packed k by k from K = 512, whole and
 // partial panels, rows in blocks of 6 and the 4 / 2 / 1 remainders) and few cells (rows split into
-// panels across threads): every algorithm, both layouts, overwrite and sum_into.
+// panels across threads): every algorithm, both layouts, overwrite and sum_into. The last shape,
+// FieldFieldTensor with K = 1791 (P = 199), is one that block's CPU team kernel runs in chunks of
+// K (host_k_chunk: 2 in float, 3 in double), LayoutLeft packing each chunk's strided rows.
 GRAIN_BACKEND_TEST(Contract, FieldFieldLongK) {
   int runs = 0;
   std::uint64_t seed = 7700;
@@ -353,6 +355,11 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldLongK) {
     sweep<TypeParam, 2, 1, float, grain::LayoutRight>(s, false, seed += 10, runs);
     sweep<TypeParam, 2, 1, float, grain::LayoutLeft>(s, false, seed += 10, runs);
   }
+  const Shape chunked{2, 20, 21, 199, 3, 3};
+  sweep<TypeParam, 2, 3, double, grain::LayoutRight>(chunked, false, seed += 10, runs);
+  sweep<TypeParam, 2, 3, double, grain::LayoutLeft>(chunked, false, seed += 10, runs);
+  sweep<TypeParam, 2, 3, float, grain::LayoutRight>(chunked, false, seed += 10, runs);
+  sweep<TypeParam, 2, 3, float, grain::LayoutLeft>(chunked, false, seed += 10, runs);
   EXPECT_GT(runs, 0);
 }
 
@@ -559,7 +566,8 @@ TEST(ContractBlockCells, EveryPath) {
 // build's vector width and at 64 bytes (the AVX-512 panels of host_wide_panels; GCC's generic
 // vectors, so it runs on any host): R from under one panel to two panels and a part (zero-filled
 // fields), L = 7 and 27 (unequal row blocks), K = 5 to 243 (the packing's W x W blocks and their
-// tails), the rows split over 1 or 2 teams a cell, the next cell prefetched or not, overwrite
+// tails), K whole or in chunks of 2 or 16 (partial sums kept between chunks, the last one
+// shorter), the rows split over 1 or 2 teams a cell, the next cell prefetched or not, overwrite
 // (NaN-poisoned out) and sum_into (HostCellsCase).
 template <class T, int NR, int MR, int VB>
 void check_block_team(std::mt19937_64& g, int& runs) {
@@ -568,19 +576,21 @@ void check_block_team(std::mt19937_64& g, int& runs) {
     for (grain::index_type R : {grain::index_type(NR / 2 + 1), grain::index_type(NR), grain::index_type(2 * NR + 3)})
       for (grain::index_type Kk : {5, 37, 243}) {
         HostCellsCase<T> cells(g, 3, L, R, Kk, R, 1);
-        for (grain::index_type panels : {1, 2})
-          for (bool prefetch : {false, true})
-            for (bool sum_into : {false, true}) {
-              grain::index_type rows = (L + panels - 1) / panels;
-              rows = (rows + MR - 1) / MR * MR;
-              cells.run_with([&](const grain::impl::ContractProblem<T>& q) {
-                grain::TeamPolicy<grain::Serial> policy(q.C * panels, 1);
-                policy.set_scratch_size(0, grain::PerTeam(K::scratch_bytes(q, rows, true)));
-                grain::parallel_for(policy, K{q, panels, rows, true, prefetch});
-              }, sum_into, "team kernel NR " + std::to_string(NR) + ", " + std::to_string(VB) + "-byte vectors, " +
-                               std::to_string(panels) + " panels" + (prefetch ? ", prefetch" : ""));
-              ++runs;
-            }
+        for (grain::index_type kc : {Kk, grain::index_type(2), grain::index_type(16)})
+          for (grain::index_type panels : {1, 2})
+            for (bool prefetch : {false, true})
+              for (bool sum_into : {false, true}) {
+                grain::index_type rows = (L + panels - 1) / panels;
+                rows = (rows + MR - 1) / MR * MR;
+                cells.run_with([&](const grain::impl::ContractProblem<T>& q) {
+                  grain::TeamPolicy<grain::Serial> policy(q.C * panels, 1);
+                  policy.set_scratch_size(0, grain::PerTeam(K::scratch_bytes(q, rows, true, kc)));
+                  grain::parallel_for(policy, K{q, panels, rows, true, prefetch, kc});
+                }, sum_into, "team kernel NR " + std::to_string(NR) + ", " + std::to_string(VB) + "-byte vectors, " +
+                                 std::to_string(panels) + " panels, K in chunks of " + std::to_string(kc) +
+                                 (prefetch ? ", prefetch" : ""));
+                ++runs;
+              }
       }
 }
 
@@ -592,7 +602,14 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
   check_block_team<double, 2 * VD, 6, B>(g, runs);
   check_block_team<float, 32, 6, 64>(g, runs);
   check_block_team<double, 16, 6, 64>(g, runs);
-  EXPECT_EQ(runs, 4 * 2 * 3 * 3 * 8);
+  EXPECT_EQ(runs, 4 * 2 * 3 * 3 * 3 * 8);
+  // The chunk rule: whole K while a chunk's packed panels and left rows fit kHostChunkBytes, else
+  // equal chunks within it.
+  using grain::impl::host_k_chunk;
+  EXPECT_EQ(host_k_chunk(243, (32 + 27) * 4), 243);     // FieldFieldTensor Q2 float, wide panels
+  EXPECT_EQ(host_k_chunk(1944, (128 + 125) * 8), 122);  // Q4 double: 16 chunks (15 of 122, one of 114)
+  EXPECT_EQ(host_k_chunk(1944, (128 + 125) * 4), 243);  // Q4 float: 8 chunks
+  EXPECT_EQ(host_k_chunk(7, 1 << 30), 7);               // a chunk's row beyond the budget: no chunks
   // The rule: wide panels only with AVX-512, off AMD's CPUs, beyond two narrow vectors of fields.
 #if defined(__AVX512F__)
   const bool avx512 = !grain::impl::host_cpu_is_amd();

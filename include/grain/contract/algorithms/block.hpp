@@ -109,7 +109,8 @@ void contract_block_with(const ContractProblem<T>& p) {
 // ---- host FieldField: per-cell GEMM over a packed right operand ---------------------------------
 
 // Packing W fields of the right operand (rows b0 + j * ldb, unit-stride along K) into a panel:
-// dst[k * NR + j] = b0[j * ldb + k] for j < W, k < K.
+// dst[k * NR + j] = b0[j * ldb + k] for j < n, k < K, and 0 for n <= j < W (the last fields of a
+// panel).
 //
 // With GCC (host code): W x W blocks transposed in registers, log2(W) rounds of interleaving
 // shuffles (GCC vector extensions). One core of the AMD EPYC (session 11), L1-resident rows:
@@ -122,14 +123,14 @@ void contract_block_with(const ContractProblem<T>& p) {
 // K = 81-243 field by field was up to 1.25x faster.
 inline constexpr index_type kHostPackByK = 512;
 template <class T, int W, int NR>
-inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) {
+inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst, int n = W) {
   index_type k = 0;
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
   using HV = HostVector<T, W>;
   for (; k + W <= K; k += W) {  // rows j of the block in, k columns out
     typename HV::V x[W];
     GRAIN_HOST_UNROLL
-    for (int j = 0; j < W; ++j) x[j] = HV::load(b0 + j * ldb + k);
+    for (int j = 0; j < W; ++j) x[j] = j < n ? HV::load(b0 + j * ldb + k) : typename HV::V{};
     HV::transpose(x);
     GRAIN_HOST_UNROLL
     for (int j = 0; j < W; ++j) HV::store(dst + (k + j) * NR, x[j]);
@@ -137,10 +138,10 @@ inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) 
 #endif
   if (K - k >= kHostPackByK) {
     for (; k < K; ++k)
-      for (int j = 0; j < W; ++j) dst[k * NR + j] = b0[j * ldb + k];
+      for (int j = 0; j < W; ++j) dst[k * NR + j] = j < n ? b0[j * ldb + k] : T(0);
   } else {
     for (int j = 0; j < W; ++j)
-      for (index_type kk = k; kk < K; ++kk) dst[kk * NR + j] = b0[j * ldb + kk];
+      for (index_type kk = k; kk < K; ++kk) dst[kk * NR + j] = j < n ? b0[j * ldb + kk] : T(0);
   }
 }
 
@@ -149,12 +150,18 @@ inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst) 
 // accumulators stay in registers (12 of the 16 with MR = 6 and NR two vectors wide).
 // K >= 1. The first k sets the accumulators (zeroing them first compiled to a `rep stos` of the
 // array on the stack with GCC's generic x86-64 tuning: 7% of FieldFieldScalar Q1 float's time).
-template <class T, int MR, int NR>
+// With Add, acc holds earlier partial sums (an earlier chunk of K) and the first k adds to them.
+template <class T, int MR, int NR, bool Add = false>
 GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, const T* bt, T (&acc)[MR][NR]) {
   for (int i = 0; i < MR; ++i) {
     const T x = a[i * lda];
     GRAIN_SIMD
-    for (int j = 0; j < NR; ++j) acc[i][j] = x * bt[j];
+    for (int j = 0; j < NR; ++j) {
+      if constexpr (Add)
+        acc[i][j] += x * bt[j];
+      else
+        acc[i][j] = x * bt[j];
+    }
   }
   for (index_type k = 1; k < K; ++k) {
     const T* bk = bt + k * NR;
@@ -173,7 +180,7 @@ GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, 
 struct HostNoTick {
   void tick() {}
 };
-template <class T, int MR, int NV, int W = kHostVectorBytes / sizeof(T), class Tick>
+template <class T, int MR, int NV, int W = kHostVectorBytes / sizeof(T), bool Add = false, class Tick>
 GRAIN_FORCEINLINE void host_gemm_rows_vec(index_type K, const T* a, index_type lda, const T* bt,
                                           typename HostVector<T, W>::V (&acc)[MR][NV], Tick& tick) {
   using V = typename HostVector<T, W>::V;
@@ -182,7 +189,12 @@ GRAIN_FORCEINLINE void host_gemm_rows_vec(index_type K, const T* a, index_type l
   for (int i = 0; i < MR; ++i) {
     const T x = a[i * lda];
     GRAIN_HOST_UNROLL
-    for (int v = 0; v < NV; ++v) acc[i][v] = x * b[v];
+    for (int v = 0; v < NV; ++v) {
+      if constexpr (Add)
+        acc[i][v] += x * b[v];
+      else
+        acc[i][v] = x * b[v];
+    }
   }
   for (index_type k = 1; k < K; ++k) {
     tick.tick();
@@ -206,9 +218,30 @@ GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
   f(std::integral_constant<int, M>{});
 }
 
-// One team (one host thread) per (cell, panel of left rows). Scratch: the cell's right operand as
-// ceil(R / NR) panels of K x NR (fields past R zero), and, where the left rows are not unit-stride
-// along K (LayoutLeft, a broadcast), the panel's left rows packed row by row.
+// The chunk of K that `block`'s CPU team kernel runs at a time: all of K where a chunk's bytes
+// (per k: `per_k`, the packed panels' fields and the team's left rows) take at most
+// kHostChunkBytes, else as equal chunks as keep each within it, so that the left rows of a chunk
+// stay in L2 across its panels instead of coming again from L3 or memory for each. Without
+// chunks, FieldFieldTensor Q4 double (125 x 125, K = 1944) packed 2 MB of panels per cell and
+// re-read its 1.9 MB of left rows once per panel. Session 21, a 2-core AVX-512 Xeon (2 MB L2 a
+// core), one thread at 3 MiB, medians of three alternating rounds: FieldFieldTensor Q4 double
+// 1.79 -> 1.21 ms (OpenBLAS per cell 1.33), float 1.60 -> 1.48 (1.75-1.80); 128, 256 and 512 KiB
+// were within 5% of each other; chunks that keep one panel in L1 (16-64 KiB of panel, session 21)
+// changed nothing. Two threads at 128 MiB: FieldFieldTensor Q4 double 83.7 -> 76.5 ms,
+// FieldFieldScalar Q4 float 87.4 -> 78.1, the other Q2-Q4 cases within the noise.
+inline constexpr index_type kHostChunkBytes = 262144;
+inline index_type host_k_chunk(index_type K, index_type per_k) {
+  const index_type most = kHostChunkBytes / per_k;
+  if (K <= most || most < 1) return K;
+  const index_type chunks = (K + most - 1) / most;
+  return (K + chunks - 1) / chunks;
+}
+
+// One team (one host thread) per (cell, panel of left rows), K in chunks of kc (host_k_chunk).
+// Per chunk, the cell's right operand is packed as ceil(R / NR) panels of kc x NR (fields past R
+// zero), and every block of rows runs along the chunk against each panel; between chunks the
+// partial sums wait in scratch. Where the left rows are not unit-stride along K (LayoutLeft, a
+// broadcast), the team's left rows are first packed row by row.
 template <class T, int NR, int MR, int VB = kHostVectorBytes>
 struct ContractBlockHostGemmKernel {
 #ifndef GRAIN_HOST_SHUFFLE_TRANSPOSE
@@ -218,19 +251,23 @@ struct ContractBlockHostGemmKernel {
   index_type panels, rows;  // left-row panels per cell, rows per panel
   bool a_unit;              // left rows unit-stride along K: read in place
   bool prefetch;            // ask for the next cell's operands while this one computes
+  index_type kc;            // K in chunks of kc; kc < K: partial sums in scratch
 
-  static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type rows, bool a_unit) {
+  static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type rows, bool a_unit, index_type kc) {
     const index_type np = (p.R + NR - 1) / NR;
-    return (static_cast<std::size_t>(np * NR * p.K) + (a_unit ? 0 : static_cast<std::size_t>(rows * p.K))) *
-               sizeof(T) + 32;
+    return (static_cast<std::size_t>(np * NR * kc) + (a_unit ? 0 : static_cast<std::size_t>(rows * p.K)) +
+            (kc < p.K ? static_cast<std::size_t>(rows * np * NR) : 0)) *
+               sizeof(T) + 64;
   }
 
-  // Row r of operand base (strides s1, s0 of the two K levels) into dst[k * step].
-  void gather_row(const T* base, index_type s1, index_type s0, T* dst, index_type step) const {
-    index_type k = 0;
-    for (index_type k1 = 0; k1 < p.K1; ++k1) {
-      const T* b1 = base + k1 * s1;
-      for (index_type k0 = 0; k0 < p.K0; ++k0, ++k) dst[k * step] = b1[k0 * s0];
+  // Indices k_begin .. k_begin + n - 1 of row base (strides s1, s0 of the two K levels) into
+  // dst[(k - k_begin) * step].
+  void gather_row(const T* base, index_type s1, index_type s0, T* dst, index_type step, index_type k_begin,
+                  index_type n) const {
+    index_type k1 = k_begin / p.K0, k0 = k_begin % p.K0;
+    for (index_type i = 0; i < n; ++i) {
+      dst[i * step] = base[k1 * s1 + k0 * s0];
+      if (++k0 == p.K0) k0 = 0, ++k1;
     }
   }
 
@@ -239,87 +276,116 @@ struct ContractBlockHostGemmKernel {
     const index_type c = m.league_rank() / panels, l_begin = (m.league_rank() % panels) * rows;
     const index_type l_end = l_begin + rows < p.L ? l_begin + rows : p.L;
     if (l_begin >= l_end) return;
-    const index_type K = p.K, np = (p.R + NR - 1) / NR;
-    T* bt = m.team_scratch(0).template get<T>(static_cast<std::size_t>(np * NR * K));
+    const index_type K = p.K, np = (p.R + NR - 1) / NR, chunks = (K + kc - 1) / kc;
+    T* bt = m.team_scratch(0).template get<T>(static_cast<std::size_t>(np * NR * kc));
     const bool b_unit = p.b_k_unit();
     constexpr int W = VB / static_cast<int>(sizeof(T));  // NR is W or 2W
-    for (index_type q = 0; q < np; ++q) {
-      T* panel = bt + q * NR * K;
-      const index_type r0 = q * NR;
-      for (int h = 0; h < NR; h += W) {  // W fields at a time
-        if (b_unit && r0 + h + W <= p.R) {
-          host_pack_fields<T, W, NR>(p.b + c * p.b_c + (r0 + h) * p.b_r, p.b_r, K, panel + h);
-          continue;
-        }
-        for (int j = h; j < h + W; ++j) {
-          if (r0 + j < p.R) {
-            gather_row(p.b + c * p.b_c + (r0 + j) * p.b_r, p.b_s1, p.b_s0, panel + j, NR);
-          } else {
-            for (index_type k = 0; k < K; ++k) panel[k * NR + j] = T(0);
-          }
-        }
-      }
-    }
+    const index_type n = l_end - l_begin, blocks = (n + MR - 1) / MR;
     // The next cell's operands (the next team of this thread), a share before each block of rows.
     HostLinePrefetcher pf;
     if (prefetch && panels == 1 && c + 1 < p.C && b_unit && a_unit) {
       const index_type E = static_cast<index_type>(sizeof(T));
       pf = HostLinePrefetcher(reinterpret_cast<const char*>(p.a + (c + 1) * p.a_c), p.L, p.a_l * E,
                               reinterpret_cast<const char*>(p.b + (c + 1) * p.b_c), p.R, p.b_r * E, K * E,
-                              np * ((l_end - l_begin + MR - 1) / MR));
+                              chunks * np * blocks);
     }
     const T* a = p.a + c * p.a_c + l_begin * p.a_l;
     index_type lda = p.a_l;
     if (!a_unit) {
       T* ap = m.team_scratch(0).template get<T>(static_cast<std::size_t>(rows * K));
       for (index_type l = l_begin; l < l_end; ++l)
-        gather_row(p.a + c * p.a_c + l * p.a_l, p.a_s1, p.a_s0, ap + (l - l_begin) * K, 1);
+        gather_row(p.a + c * p.a_c + l * p.a_l, p.a_s1, p.a_s0, ap + (l - l_begin) * K, 1, 0, K);
       a = ap;
       lda = K;
     }
-    for (index_type q = 0; q < np; ++q) {
-      const T* panel = bt + q * NR * K;
-      const index_type r0 = q * NR, nr = p.R - r0 < NR ? p.R - r0 : NR;
-      index_type l = l_begin;
-      auto rows_of = [&](auto mr) {
-        constexpr int M = decltype(mr)::value;
-        T acc[M][NR];
-        pf.step();
-        if constexpr (VB != kHostVectorBytes) {
-#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
-          // Wider vectors than the compiler's own choice: explicit vector accumulators.
-          using HV = HostVector<T, W>;
-          typename HV::V vacc[M][NR / W];
-          HostNoTick none;
-          host_gemm_rows_vec<T, M, NR / W, W>(K, a + (l - l_begin) * lda, lda, panel, vacc, none);
-          for (int i = 0; i < M; ++i)
-            for (int v = 0; v < NR / W; ++v) HV::store(acc[i] + v * W, vacc[i][v]);
-#endif
-        } else {
-          host_gemm_rows<T, M, NR>(K, a + (l - l_begin) * lda, lda, panel, acc);
-        }
-        for (int i = 0; i < M; ++i) {
-          T* o = p.out_at(c, l + i, r0);
-          if (nr == NR && p.o_r == 1) {
-            if (p.sum_into) {
-              GRAIN_SIMD
-              for (int j = 0; j < NR; ++j) o[j] += acc[i][j];
+    // Partial sums between chunks: row i, field j at part[i * np * NR + j].
+    const index_type ldp = np * NR;
+    T* part = chunks > 1 ? m.team_scratch(0).template get<T>(static_cast<std::size_t>(rows * ldp)) : nullptr;
+    for (index_type k0 = 0; k0 < K; k0 += kc) {
+      const index_type kn = K - k0 < kc ? K - k0 : kc;
+      const bool first = k0 == 0, last = k0 + kn == K;
+      for (index_type q = 0; q < np; ++q) {
+        T* panel = bt + q * NR * kn;
+        const index_type r0 = q * NR;
+        for (int h = 0; h < NR; h += W) {  // W fields at a time
+          if (b_unit && r0 + h < p.R) {    // the last W fields padded with zeros
+            const index_type left = p.R - r0 - h;
+            host_pack_fields<T, W, NR>(p.b + c * p.b_c + (r0 + h) * p.b_r + k0, p.b_r, kn, panel + h,
+                                       left < W ? static_cast<int>(left) : W);
+            continue;
+          }
+          for (int j = h; j < h + W; ++j) {
+            if (r0 + j < p.R) {
+              gather_row(p.b + c * p.b_c + (r0 + j) * p.b_r, p.b_s1, p.b_s0, panel + j, NR, k0, kn);
             } else {
-              GRAIN_SIMD
-              for (int j = 0; j < NR; ++j) o[j] = acc[i][j];
+              for (index_type k = 0; k < kn; ++k) panel[k * NR + j] = T(0);
             }
-          } else {
-            for (index_type j = 0; j < nr; ++j) p.store(c, l + i, r0 + j, acc[i][j]);
           }
         }
-        l += M;
-      };
-      // The rows in ceil(n / MR) blocks of as equal a size as possible (27 rows: 6 6 5 5 5, not
-      // 6 6 6 6 2 1): a block of M rows keeps 2M accumulator chains, and below about 8 of them
-      // the FMA latency, not the FMA pipes, sets its pace.
-      const index_type n = l_end - l_begin, blocks = (n + MR - 1) / MR;
-      for (index_type bl = 0; bl < blocks; ++bl)
-        host_rows_dispatch<MR>(static_cast<int>(n / blocks + (bl < n % blocks ? 1 : 0)), rows_of);
+      }
+      for (index_type q = 0; q < np; ++q) {
+        const T* panel = bt + q * NR * kn;
+        const index_type r0 = q * NR, nr = p.R - r0 < NR ? p.R - r0 : NR;
+        index_type l = l_begin;
+        auto rows_of = [&](auto mr) {
+          constexpr int M = decltype(mr)::value;
+          T acc[M][NR];
+          T* pp = part + (l - l_begin) * ldp + r0;
+          const T* al = a + (l - l_begin) * lda + k0;
+          pf.step();
+          if constexpr (VB != kHostVectorBytes) {
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+            // Wider vectors than the compiler's own choice: explicit vector accumulators.
+            using HV = HostVector<T, W>;
+            typename HV::V vacc[M][NR / W];
+            HostNoTick none;
+            if (first) {
+              host_gemm_rows_vec<T, M, NR / W, W>(kn, al, lda, panel, vacc, none);
+            } else {
+              for (int i = 0; i < M; ++i)
+                for (int v = 0; v < NR / W; ++v) vacc[i][v] = HV::load(pp + i * ldp + v * W);
+              host_gemm_rows_vec<T, M, NR / W, W, true>(kn, al, lda, panel, vacc, none);
+            }
+            for (int i = 0; i < M; ++i)
+              for (int v = 0; v < NR / W; ++v) HV::store((last ? acc[i] : pp + i * ldp) + v * W, vacc[i][v]);
+#endif
+          } else {
+            if (first) {
+              host_gemm_rows<T, M, NR>(kn, al, lda, panel, acc);
+            } else {
+              for (int i = 0; i < M; ++i)
+                for (int j = 0; j < NR; ++j) acc[i][j] = pp[i * ldp + j];
+              host_gemm_rows<T, M, NR, true>(kn, al, lda, panel, acc);
+            }
+            if (!last) {
+              for (int i = 0; i < M; ++i)
+                for (int j = 0; j < NR; ++j) pp[i * ldp + j] = acc[i][j];
+            }
+          }
+          if (last) {
+            for (int i = 0; i < M; ++i) {
+              T* o = p.out_at(c, l + i, r0);
+              if (nr == NR && p.o_r == 1) {
+                if (p.sum_into) {
+                  GRAIN_SIMD
+                  for (int j = 0; j < NR; ++j) o[j] += acc[i][j];
+                } else {
+                  GRAIN_SIMD
+                  for (int j = 0; j < NR; ++j) o[j] = acc[i][j];
+                }
+              } else {
+                for (index_type j = 0; j < nr; ++j) p.store(c, l + i, r0 + j, acc[i][j]);
+              }
+            }
+          }
+          l += M;
+        };
+        // The rows in ceil(n / MR) blocks of as equal a size as possible (27 rows: 6 6 5 5 5, not
+        // 6 6 6 6 2 1): a block of M rows keeps 2M accumulator chains, and below about 8 of them
+        // the FMA latency, not the FMA pipes, sets its pace.
+        for (index_type bl = 0; bl < blocks; ++bl)
+          host_rows_dispatch<MR>(static_cast<int>(n / blocks + (bl < n % blocks ? 1 : 0)), rows_of);
+      }
     }
   }
 };
@@ -545,9 +611,10 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
       }
     }
 #endif
+    const index_type kc = host_k_chunk(p.K, ((p.R + NR - 1) / NR * NR + rows) * static_cast<index_type>(sizeof(T)));
     TeamPolicy<Exec> policy(p.C * panels, AUTO);
-    policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit)));
-    parallel_for(policy, K{p, panels, rows, a_unit, prefetch});
+    policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, rows, a_unit, kc)));
+    parallel_for(policy, K{p, panels, rows, a_unit, prefetch, kc});
   };
   using Bytes = std::integral_constant<int, kHostVectorBytes>;
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
