@@ -5,6 +5,10 @@
 #include <new>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "grain/core.hpp"
 
 #if defined(GRAIN_ENABLE_CUDA)
@@ -13,15 +17,26 @@
 
 namespace grain {
 
+namespace {
+// Views of at least kHugeMin bytes start on a 2 MiB boundary and ask the kernel for transparent
+// huge pages (MADV_HUGEPAGE: Linux's default THP mode, "madvise", gives them only where asked).
+constexpr std::size_t kHugePage = std::size_t(2) << 20, kHugeMin = std::size_t(4) << 20;
+std::size_t host_alignment(std::size_t bytes) { return bytes >= kHugeMin ? kHugePage : 64; }
+}  // namespace
+
 void* HostSpace::allocate(std::size_t bytes, const std::string& label) {
   if (bytes == 0) return nullptr;
-  void* p = ::operator new(bytes, std::align_val_t(64), std::nothrow);
+  const std::size_t align = host_alignment(bytes);
+  void* p = ::operator new(bytes, std::align_val_t(align), std::nothrow);
   if (!p)
     impl::throw_error("grain::HostSpace: cannot allocate ", bytes, " bytes for View '", label, "'");
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (align == kHugePage) (void)::madvise(p, bytes, MADV_HUGEPAGE);  // advice: its failure changes nothing
+#endif
   return p;
 }
-void HostSpace::deallocate(void* ptr, std::size_t) noexcept {
-  if (ptr) ::operator delete(ptr, std::align_val_t(64));
+void HostSpace::deallocate(void* ptr, std::size_t bytes) noexcept {
+  if (ptr) ::operator delete(ptr, std::align_val_t(host_alignment(bytes)));
 }
 
 #if !defined(GRAIN_ENABLE_CUDA)

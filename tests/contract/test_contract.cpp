@@ -624,6 +624,70 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
   EXPECT_FALSE(grain::impl::host_wide_panels(8, 8));
 }
 
+// block's CPU kernel for LayoutLeft cells (ContractBlockHostCellVecKernel), called directly on
+// LayoutLeft operands at 32- and 64-byte vectors (GCC's generic vectors, so both run on any host):
+// C = one vector of cells, one and a part (the last group overlaps the one before, through
+// scratch), two and a part; L, R = 5 and 9 (row and field blocks with remainders), K = 7 and 40
+// whole or in chunks of 3 (outputs re-read between chunks), overwrite (NaN-poisoned out) and
+// sum_into, against a long double loop.
+template <class T, int MR, int NR, int VB>
+void check_cell_vectors(std::mt19937_64& g, int& runs) {
+  using Kern = grain::impl::ContractBlockHostCellVecKernel<T, MR, NR, VB>;
+  constexpr grain::index_type W = Kern::W;
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  for (grain::index_type C : {W, W + 3, 2 * W + 5})
+    for (grain::index_type L : {5, 9})
+      for (grain::index_type R : {4, 9})
+        for (grain::index_type K : {7, 40}) {
+          std::vector<T> a(std::size_t(C * L * K)), b(std::size_t(C * R * K)), init(std::size_t(C * L * R));
+          for (T& v : a) v = rnd();
+          for (T& v : b) v = rnd();
+          for (T& v : init) v = rnd();
+          grain::impl::ContractProblem<T> p;
+          p.kernel = grain::ContractKernel::FieldFieldScalar;
+          p.C = C, p.L = L, p.R = R;
+          p.x[2] = K, p.ax[2] = C * L, p.bx[2] = C * R;
+          p.a_c = 1, p.a_l = C, p.b_c = 1, p.b_r = C, p.o_c = 1, p.o_l = C, p.o_r = C * L;
+          p.canonicalize();
+          p.a = a.data(), p.b = b.data();
+          ASSERT_TRUE(grain::impl::host_cell_vectors(p, int(W)));
+          for (grain::index_type kc : {K, grain::index_type(3)})
+            for (bool sum_into : {false, true}) {
+              std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
+              p.out = out.data(), p.sum_into = sum_into;
+              const Kern kernel{p, kc};
+              for (grain::index_type grp = 0; grp < (C + W - 1) / W; ++grp) kernel(grp);
+              ++runs;
+              int bad = 0;
+              for (grain::index_type c = 0; c < C; ++c)
+                for (grain::index_type l = 0; l < L; ++l)
+                  for (grain::index_type r = 0; r < R; ++r) {
+                    const std::size_t o = std::size_t(c + l * C + r * C * L);
+                    long double ref = sum_into ? init[o] : 0, mag = std::fabs(double(ref));
+                    for (grain::index_type k = 0; k < K; ++k) {
+                      const long double t = (long double)a[std::size_t(c + l * C + k * C * L)] * b[std::size_t(c + r * C + k * C * R)];
+                      ref += t, mag += std::fabs((double)t);
+                    }
+                    if (!(std::abs(double(out[o]) - double(ref)) <= tol_for<T>(K, double(mag))) && bad++ < 3)
+                      ADD_FAILURE() << VB << "-byte vectors, C " << C << ", L " << L << ", R " << R << ", K " << K
+                                    << " in chunks of " << kc << ", sum_into " << sum_into << ": out (" << c << ", "
+                                    << l << ", " << r << ") = " << out[o] << ", expected " << double(ref);
+                  }
+            }
+        }
+}
+
+TEST(ContractBlockCellVectors, EveryPathBothWidths) {
+  std::mt19937_64 g(2121);
+  int runs = 0;
+  check_cell_vectors<float, 3, 3, 32>(g, runs);
+  check_cell_vectors<double, 3, 3, 32>(g, runs);
+  check_cell_vectors<float, 4, 4, 64>(g, runs);
+  check_cell_vectors<double, 4, 4, 64>(g, runs);
+  EXPECT_EQ(runs, 4 * 3 * 2 * 2 * 2 * 2 * 2);
+}
+
 // block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,
 // R = 4 and 8, K = 8 W and 9 W (the suite's FieldFieldTensor Q1 in float), the next cell
 // prefetched or not, outputs row-major (whole rows of TR stored at once) or with the fields

@@ -1,6 +1,7 @@
 // View: construction, layouts' offsets against hand-computed ones for ranks 0 to 6, shared
 // ownership, unmanaged and const Views, labels, mirrors and fills, on every back end.
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -184,6 +185,26 @@ TEST(View, CopiesShareOwnershipAndTheLastFrees) {
   survivor = a;
   EXPECT_EQ(a.use_count(), 2);
   EXPECT_EQ(survivor(3), 42);
+}
+
+// Host Views start 64-byte aligned; from 4 MiB on, 2 MiB aligned (HostSpace asks those for
+// transparent huge pages). Every element written and read back; the deallocation matches the
+// alignment (the ASan build checks new/delete alignment mismatches).
+TEST(View, HostAlignmentBySize) {
+  auto check = [](std::size_t n, std::uintptr_t align) {
+    grain::View<double*, grain::LayoutRight, grain::HostSpace> v("aligned", n);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % align, 0u) << n << " doubles";
+    for (std::size_t i = 0; i < n; ++i) v(i) = double(i % 1000) + 0.5;
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += v(i);
+    double expect = 0;
+    for (std::size_t i = 0; i < n; ++i) expect += double(i % 1000) + 0.5;
+    EXPECT_EQ(s, expect) << n << " doubles";
+  };
+  check(3, 64);
+  check((std::size_t(4) << 20) / 8 - 1, 64);  // one double short of 4 MiB
+  check((std::size_t(4) << 20) / 8, std::uintptr_t(2) << 20);
+  check((std::size_t(9) << 20) / 8 + 5, std::uintptr_t(2) << 20);
 }
 
 TEST(View, UnmanagedWrapsUserMemory) {

@@ -30,7 +30,9 @@
 // horizontal sum and re-read each left row once per four fields.)
 #pragma once
 
+#include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "grain/contract/algorithms/common.hpp"
 #include "grain/contract/algorithms/host_simd.hpp"
@@ -230,8 +232,8 @@ GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
 // changed nothing. Two threads at 128 MiB: FieldFieldTensor Q4 double 83.7 -> 76.5 ms,
 // FieldFieldScalar Q4 float 87.4 -> 78.1, the other Q2-Q4 cases within the noise.
 inline constexpr index_type kHostChunkBytes = 262144;
-inline index_type host_k_chunk(index_type K, index_type per_k) {
-  const index_type most = kHostChunkBytes / per_k;
+inline index_type host_k_chunk(index_type K, index_type per_k, index_type budget = kHostChunkBytes) {
+  const index_type most = budget / per_k;
   if (K <= most || most < 1) return K;
   const index_type chunks = (K + most - 1) / most;
   return (K + chunks - 1) / chunks;
@@ -573,6 +575,111 @@ struct ContractBlockHostDotKernel {
 
 #endif
 
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
+// level): W neighbouring cells per vector, one range iteration per group of W cells. For each
+// block of MR left rows x NR right rows the group's MR x NR outputs are MR x NR vector
+// accumulators; each k loads MR + NR vectors (W cells of one (row, k) each, one contiguous run)
+// for MR x NR vector FMAs. Nothing is packed or transposed: the cells-fastest layout is already
+// the vector layout. K runs in chunks of kc (the group's rows of a chunk stay in L2 across the
+// blocks; the outputs are loaded, added to and stored again between chunks). The last C % W
+// cells, fewer than a vector, come from one more group that ends at C (overlapping the one
+// before) computed into scratch, of which only those cells are stored.
+// Before it, LayoutLeft took the team kernel below, which gathers each cell's rows element by
+// element (each element its own cache line, C elements apart). Session 21, the 2-core AVX-512
+// Xeon, 2 threads, 128 MiB, two alternating rounds, medians (docs/performance.md): faster on 21
+// of the 24 FieldField cases (1.2-4.4x: FieldFieldTensor Q1 float 264 -> 60 ms, Q2 float 687 ->
+// 222, Q4 float 847 -> 395), level on FieldFieldScalar Q3 double, 12% slower on FieldFieldScalar
+// Q4 double (551 -> 618 ms). It is still behind OpenBLAS per cell on LayoutRight copies, 1.2-2.5x
+// at Q1 and 2-6x at Q2-Q4: every vector load is a line of its own, which the hardware
+// prefetchers do not follow; chunks of K sized for L1 and software prefetch of the next k or the
+// next group's lines did not change that (session 21).
+template <class T, int MR, int NR, int VB>
+struct ContractBlockHostCellVecKernel {
+  static constexpr int W = VB / static_cast<int>(sizeof(T));
+  using HV = HostVector<T, W>;
+  using V = typename HV::V;
+  ContractProblem<T> p;
+  index_type kc;
+
+  // Outputs (c0 + w, l + i, r + j) at o[i * ol + j * orr] + w; add: to what is there.
+  template <int M, int N>
+  GRAIN_FORCEINLINE void block(index_type c0, index_type l, index_type r, index_type k0, index_type kn, T* o,
+                               index_type ol, index_type orr, bool add) const {
+    V acc[M][N];
+    GRAIN_HOST_UNROLL
+    for (int i = 0; i < M; ++i) {
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < N; ++j) acc[i][j] = add ? HV::load(o + i * ol + j * orr) : V{};
+    }
+    const T* a = p.a + c0 + l * p.a_l + k0 * p.a_s0;
+    const T* b = p.b + c0 + r * p.b_r + k0 * p.b_s0;
+    for (index_type k = 0; k < kn; ++k, a += p.a_s0, b += p.b_s0) {
+      V x[M], y[N];
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < M; ++i) x[i] = HV::load(a + i * p.a_l);
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < N; ++j) y[j] = HV::load(b + j * p.b_r);
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < M; ++i) {
+        GRAIN_HOST_UNROLL
+        for (int j = 0; j < N; ++j) acc[i][j] += x[i] * y[j];
+      }
+    }
+    GRAIN_HOST_UNROLL
+    for (int i = 0; i < M; ++i) {
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < N; ++j) HV::store(o + i * ol + j * orr, acc[i][j]);
+    }
+  }
+
+  // The group of cells c0 .. c0 + W - 1, every output, into o (strides 1, ol, orr); sum_into: added.
+  void group(index_type c0, T* o, index_type ol, index_type orr, bool sum_into) const {
+    for (index_type k0 = 0; k0 < p.K; k0 += kc) {
+      const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
+      const bool add = k0 > 0 || sum_into;
+      for (index_type l = 0; l < p.L; l += MR) {
+        const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
+        for (index_type r = 0; r < p.R; r += NR) {
+          const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
+          T* ob = o + l * ol + r * orr;
+          auto rows = [&](auto mm) {
+            constexpr int M = decltype(mm)::value;
+            auto cols = [&](auto nn) { block<M, decltype(nn)::value>(c0, l, r, k0, kn, ob, ol, orr, add); };
+            host_rows_dispatch<NR>(n, cols);
+          };
+          host_rows_dispatch<MR>(m, rows);
+        }
+      }
+    }
+  }
+
+  void operator()(index_type g) const {
+    const index_type c0 = g * W;
+    if (c0 + W <= p.C) return group(c0, p.out_at(c0, 0, 0), p.o_l, p.o_r, p.sum_into);
+    // The last C % W cells: the whole last vector of cells (C >= W), overlapping the group before,
+    // into a scratch block, of which only those cells are stored.
+    const index_type s = p.C - W;
+    std::vector<T> tmp(static_cast<std::size_t>(W * p.L * p.R));
+    group(s, tmp.data(), W, W * p.L, false);
+    for (index_type c = c0; c < p.C; ++c)
+      for (index_type l = 0; l < p.L; ++l)
+        for (index_type r = 0; r < p.R; ++r) p.store(c, l, r, tmp[static_cast<std::size_t>(c - s + l * W + r * W * p.L)]);
+  }
+};
+
+// The K chunk of ContractBlockHostCellVecKernel: the group's left and right rows of a chunk within
+// 1 MiB (host_k_chunk).
+inline constexpr index_type kHostCellChunkBytes = index_type(1) << 20;
+
+// Whether `block` on the CPU takes ContractBlockHostCellVecKernel: cells the unit-stride index of
+// all three operands, K one level, at least one whole vector of cells.
+template <class T>
+bool host_cell_vectors(const ContractProblem<T>& p, int W) {
+  return p.a_c == 1 && p.b_c == 1 && p.o_c == 1 && p.K1 == 1 && p.C >= W;
+}
+#endif
+
 // Panels of fields two vectors wide (one where R fits in one vector, with 8 rows per block: Q1
 // float's 8 x 8 cells); rows split into panels only where the cells are too few to keep every
 // thread busy (the right operand is then packed once per panel).
@@ -580,6 +687,21 @@ template <class Exec, class T>
 void contract_block_host_gemm(const ContractProblem<T>& p) {
   constexpr int V = kHostVectorBytes / static_cast<int>(sizeof(T));
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  // LayoutLeft cells: W cells a vector (ContractBlockHostCellVecKernel), 64-byte vectors with
+  // 4 x 4 blocks where AVX-512 is used for wide panels, else the build's width with 3 x 3 blocks
+  // (16 vector registers); K in chunks of about 1 MiB of the group's rows.
+  auto cell_vectors = [&](auto* kernel_type) {
+    using K = std::remove_pointer_t<decltype(kernel_type)>;
+    if (!host_cell_vectors(p, K::W)) return false;
+    const index_type per_k = (p.L + p.R) * K::W * static_cast<index_type>(sizeof(T));
+    parallel_for(RangePolicy<Exec>(0, (p.C + K::W - 1) / K::W), K{p, host_k_chunk(p.K, per_k, kHostCellChunkBytes)});
+    return true;
+  };
+  if (host_wide_panels(sizeof(T), std::numeric_limits<int>::max())) {
+    if (cell_vectors(static_cast<ContractBlockHostCellVecKernel<T, 4, 4, 64>*>(nullptr))) return;
+  } else {
+    if (cell_vectors(static_cast<ContractBlockHostCellVecKernel<T, 3, 3, kHostVectorBytes>*>(nullptr))) return;
+  }
   if (host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K)) {
     const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
     parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostDotKernel<T, 8, 4>{p, prefetch});
