@@ -407,9 +407,15 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(100000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 125, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Mma);
-  // On the CPU: block's per-cell GEMM above 8 x 8 outputs per cell, flat up to 8 x 8.
+  // On the CPU: block above 8 x 8 outputs per cell; up to 8 x 8, block's cells-as-vectors kernel
+  // where at least 16 cells make a vector (with GCC's vector extensions; session 21), else flat.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Block);
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Block);
+#else
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Flat);
+#endif
+  EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(12, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Flat);
 }
 
 
