@@ -124,9 +124,9 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // double too (8.6 against flat's 11.3 ms, 2 threads, 128 MiB), not in float (9.5 against 8.6).
     if (family == 2) {
       const bool small_cells = p.L * p.R <= 64;
-      // LayoutLeft: block's cells-as-vectors kernel where it applies (host_cell_vectors: the three
-      // operands cells-fastest, K one level, a vector of cells), 2.5-4.4x faster than before at Q1
-      // (session 21), where flat had been ahead of the old block.
+      // LayoutLeft: block's cells-as-vectors kernel where it applies (the condition of block.hpp's
+      // host_cell_vectors, with 16 cells: the three operands cells-fastest, K one level), 2.0-4.4x
+      // faster than the old block at Q1 (session 21), where flat had been ahead of the old block.
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
       const bool cell_vectors = p.o_c == 1 && p.K1 == 1 && p.C >= 16;
 #else
