@@ -793,6 +793,78 @@ struct LeftFieldsCase {
   }
 };
 
+// flat's CPU kernel for LayoutLeft Data kernels (ContractFlatCellStreamKernel), called directly:
+// C = 5 to 67 (whole register blocks of 16 cells and remainders), DataData (R = 1) and DataField
+// (R = 3, 20), K0 = 3, 8, 13 (a part step, exactly one, a whole and a part) at one and two levels
+// (the left operand padded between them), items of every cell and output row, of 16 and 32 cells
+// with one and two rows (several cell blocks, a short last one), and the plan's own;
+// overwrite (NaN-poisoned out) and sum_into. flat_stream_plan's rules are checked on the
+// suite's shapes and on a range of cell counts.
+template <class T>
+void check_flat_stream(std::mt19937_64& g, int& runs) {
+  using Kern = grain::impl::ContractFlatCellStreamKernel<T>;
+  using grain::index_type;
+  for (index_type C : {5, 16, 38, 55, 67})
+    for (index_type R : {1, 3, 20})
+      for (index_type K0 : {3, 8, 13})
+        for (index_type K1 : {1, 2}) {
+          LeftFieldsCase<T> t(g, C, R, K0, K1);
+          ASSERT_EQ(t.p.K1, K1);
+          const grain::impl::FlatStreamPlan planned = grain::impl::flat_stream_plan(C, R, index_type(sizeof(T)), 2);
+          struct Items {
+            index_type cells, rows;
+          };
+          for (const Items it : {Items{C, R}, Items{16, 1}, Items{32, 2}, Items{planned.cells, planned.rows}})
+            for (bool sum_into : {false, true}) {
+              t.reset(sum_into);
+              const index_type blocks = (C + it.cells - 1) / it.cells, groups = (R + it.rows - 1) / it.rows;
+              const Kern kernel{t.p, it.cells, it.rows, blocks};
+              for (index_type o = 0; o < blocks * groups; ++o) kernel(o);
+              ++runs;
+              t.check("cell streams of " + std::to_string(it.cells) + " cells x " + std::to_string(it.rows) + " rows");
+            }
+        }
+}
+
+TEST(ContractFlatCellStream, EveryPath) {
+  std::mt19937_64 g(2222);
+  int runs = 0;
+  check_flat_stream<float>(g, runs);
+  check_flat_stream<double>(g, runs);
+  EXPECT_EQ(runs, 2 * 5 * 3 * 3 * 2 * 4 * 2);
+  using grain::index_type;
+  using grain::impl::flat_stream_plan;
+  // DataFieldScalar Q1 float at 128 MiB (C = 524288): 4 KB blocks, all 8 rows an item.
+  auto q1 = flat_stream_plan(524288, 8, 4, 2);
+  EXPECT_EQ(q1.cells, 1024);
+  EXPECT_EQ(q1.blocks, 512);
+  EXPECT_EQ(q1.rows, 8);
+  // DataFieldScalar Q4 float (C = 1242): all cells in one block, 125 rows in 8 items of 16.
+  auto q4 = flat_stream_plan(1242, 125, 4, 2);
+  EXPECT_EQ(q4.cells, 1242);
+  EXPECT_EQ(q4.blocks, 1);
+  EXPECT_EQ(q4.rows, 16);
+  EXPECT_EQ(q4.items, 8);
+  // Every plan covers the cells and rows exactly once, keeps an item's outputs within the budget
+  // where a row allows, and gives every thread work where there is enough of it.
+  for (index_type threads : {1, 2, 3, 8})
+    for (index_type C = 1; C < 40000; C = C * 3 / 2 + 1)
+      for (index_type outs : {1, 3, 27, 125})
+        for (index_type elem : {4, 8}) {
+          const auto pl = flat_stream_plan(C, outs, elem, threads);
+          ASSERT_GE(pl.cells * pl.blocks, C);
+          ASSERT_LT((pl.blocks - 1) * pl.cells, C);
+          ASSERT_GE(pl.rows, 1);
+          ASSERT_EQ(pl.items, pl.blocks * ((outs + pl.rows - 1) / pl.rows));
+          if (pl.rows > 1) {
+            ASSERT_LE(pl.cells * pl.rows * elem, grain::impl::kFlatStreamOutBytes);
+          }
+          if (C >= 16 * threads) {
+            ASSERT_GE(pl.items, threads) << C << " " << outs << " " << elem;
+          }
+        }
+}
+
 // flat's shifted packs (ContractFlatCellShiftKernel) and field pairs (ContractFlatPairKernel),
 // GPU kernels, run here directly on the host so every index path is checked (and, in the
 // sanitizer build, every read stays inside the arrays, which are allocated exactly): C = 5 to 67

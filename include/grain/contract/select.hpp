@@ -124,14 +124,10 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // double too (8.6 against flat's 11.3 ms, 2 threads, 128 MiB), not in float (9.5 against 8.6).
     if (family == 2) {
       const bool small_cells = p.L * p.R <= 64;
-      // LayoutLeft: block's cells-as-vectors kernel where it applies (the condition of block.hpp's
-      // host_cell_vectors, with 16 cells: the three operands cells-fastest, K one level), 2.0-4.4x
-      // faster than the old block at Q1 (session 21), where flat had been ahead of the old block.
-#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
-      const bool cell_vectors = p.o_c == 1 && p.K1 == 1 && p.C >= 16;
-#else
-      const bool cell_vectors = false;
-#endif
+      // LayoutLeft: block's cells-as-vectors kernel where it applies (host_cell_vectors, with 16
+      // cells: the three operands cells-fastest, K one level), 2.0-4.4x faster than the old block
+      // at Q1 (session 21), where flat had been ahead of the old block.
+      const bool cell_vectors = host_cell_vectors(p, 16);
       if (p.cells_fastest()) return small_cells && !cell_vectors ? ContractAlgorithm::Flat : ContractAlgorithm::Block;
       const bool block_prefetches = sizeof(T) == 8 && host_prefetch_next_cell(p.K * index_type(sizeof(T)));
       // Session 18: block's dot kernel (host_dot_cells: FieldFieldTensor Q1 float) took 9.33 ms

@@ -672,12 +672,6 @@ struct ContractBlockHostCellVecKernel {
 // 1 MiB (host_k_chunk).
 inline constexpr index_type kHostCellChunkBytes = index_type(1) << 20;
 
-// Whether `block` on the CPU takes ContractBlockHostCellVecKernel: cells the unit-stride index of
-// all three operands, K one level, at least one whole vector of cells.
-template <class T>
-bool host_cell_vectors(const ContractProblem<T>& p, int W) {
-  return p.a_c == 1 && p.b_c == 1 && p.o_c == 1 && p.K1 == 1 && p.C >= W;
-}
 #endif
 
 // Panels of fields two vectors wide (one where R fits in one vector, with 8 rows per block: Q1

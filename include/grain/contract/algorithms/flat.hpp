@@ -8,13 +8,17 @@
 // 2 doubles, or 2 floats) and there are enough threads, a thread takes V neighbouring cells and
 // reads them with one 16-byte (or 8-byte) load per operand (ContractFlatCellPackKernel).
 //
-// On the CPU with unit-stride cells, one iteration computes a block of W = 8 consecutive cells
-// so the inner loop runs across cells and vectorizes (packed FMAs); with unit-stride K one
+// On the CPU with unit-stride cells, the Data kernels (L = 1) run ContractFlatCellStreamKernel:
+// an iteration takes a block of up to 4 KB of cells and a group of output rows, and streams K in
+// steps of 8 along the block's cells. FieldField keeps ContractFlatCellBlockKernel: one
+// iteration computes a block of W = 8 consecutive cells so the inner loop runs across cells and
+// vectorizes (packed FMAs). With unit-stride K one
 // iteration computes a left row against the right fields four at a time, eight partial sums
 // each. Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
 // whenever there are at least two of them.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
 #include "grain/contract/algorithms/common.hpp"
@@ -262,6 +266,114 @@ struct ContractFlatCellBlockKernel {
   }
 };
 
+// Host variant for cells the unit-stride index of all three operands (LayoutLeft), the Data
+// kernels: an item is a block of `cells` neighbouring cells x `rows` output rows (l, r), r
+// fastest. K goes in steps of KC; each step adds KC products into the item's outputs, V cells at
+// a time, reading KC rows of each operand along the block's cells. ContractFlatCellBlockKernel
+// reads a row's 8 cells (32 or 64 bytes, a line shared with the next block) per step of K, each
+// from a line of its own far from the last, which no prefetcher follows; here a row's cells are
+// one run of up to 4 KB (flat_stream_plan), and with the whole of C in one block the rows of one
+// step are one contiguous run. The outputs stay in cache between steps (the plan keeps an item's
+// within kFlatStreamOutBytes); the Data operand's KC rows, the same for every output row of the
+// item, in L1.
+template <class T>
+struct ContractFlatCellStreamKernel {
+  static constexpr int V = 16;  // cells per register block
+  static constexpr int KC = 8;  // steps of K per pass over the item's outputs
+  ContractProblem<T> p;
+  index_type cells, rows, blocks;
+
+  // One output row's n cells: out[c] (or 0) + sum over the M steps (M = 0: m < KC steps) of
+  // a[ao[j] + c] * b[bo[j] + c]. A compile-time M lets the compiler keep the sums in registers.
+  template <int M>
+  static void row(const T* a, const T* b, T* out, index_type n, const index_type* ao, const index_type* bo, int m,
+                  bool from_zero) {
+    const int steps = M > 0 ? M : m;
+    index_type c = 0;
+    for (; c + V <= n; c += V) {
+      T acc[V];
+      GRAIN_SIMD
+      for (int v = 0; v < V; ++v) acc[v] = from_zero ? T(0) : out[c + v];
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < steps; ++j) {
+        const T* x = a + ao[j] + c;
+        const T* y = b + bo[j] + c;
+        GRAIN_SIMD
+        for (int v = 0; v < V; ++v) acc[v] += x[v] * y[v];
+      }
+      GRAIN_SIMD
+      for (int v = 0; v < V; ++v) out[c + v] = acc[v];
+    }
+    // The last n % V cells side by side (independent sums), not one after the other.
+    const int rest = static_cast<int>(n - c);
+    if (rest == 0) return;
+    T acc[V];
+    for (int v = 0; v < rest; ++v) acc[v] = from_zero ? T(0) : out[c + v];
+    for (int j = 0; j < steps; ++j) {
+      const T* x = a + ao[j] + c;
+      const T* y = b + bo[j] + c;
+      for (int v = 0; v < rest; ++v) acc[v] += x[v] * y[v];
+    }
+    for (int v = 0; v < rest; ++v) out[c + v] = acc[v];
+  }
+
+  void operator()(index_type o) const {
+    const index_type cb = o % blocks, g = o / blocks;
+    const index_type c0 = cb * cells, n = std::min(cells, p.C - c0);
+    const index_type q0 = g * rows, q1 = std::min(p.L * p.R, q0 + rows);
+    index_type ao[KC], bo[KC];
+    for (index_type k = 0; k < p.K; k += KC) {
+      const int m = static_cast<int>(std::min<index_type>(KC, p.K - k));
+      for (int j = 0; j < m; ++j) ao[j] = p.a_k(k + j), bo[j] = p.b_k(k + j);
+      const bool from_zero = k == 0 && !p.sum_into;
+      for (index_type q = q0; q < q1; ++q) {
+        const index_type l = q / p.R, r = q - l * p.R;
+        const T* a = p.a + c0 + l * p.a_l;
+        const T* b = p.b + c0 + r * p.b_r;
+        T* out = p.out_at(c0, l, r);
+        if (m == KC) {
+          row<KC>(a, b, out, n, ao, bo, m, from_zero);
+        } else {
+          row<0>(a, b, out, n, ao, bo, m, from_zero);
+        }
+      }
+    }
+  }
+};
+
+// An item's outputs in ContractFlatCellStreamKernel: at most this many bytes, re-read from cache
+// at every step of K.
+inline constexpr index_type kFlatStreamOutBytes = index_type(256) << 10;
+
+// ContractFlatCellStreamKernel's items: blocks of up to 4 KB of cells (all of C where it is at
+// most one and a half times that), their number a multiple of the threads; then as many of the
+// L x R output rows an item as keep its outputs within kFlatStreamOutBytes and give each thread
+// at least 4 items where the rows allow; where cell blocks and row groups are still fewer than
+// the threads, blocks of fewer cells (whole register blocks).
+struct FlatStreamPlan {
+  index_type cells, rows, blocks, items;
+};
+inline FlatStreamPlan flat_stream_plan(index_type C, index_type outs, index_type elem, index_type threads) {
+  constexpr index_type V = 16;
+  threads = std::max<index_type>(threads, 1);
+  const index_type run = 4096 / elem;
+  index_type blocks = C <= run + run / 2 ? 1 : (C + run - 1) / run;
+  if (blocks > 1) blocks = (blocks + threads - 1) / threads * threads;
+  index_type cells = std::max<index_type>(1, (C + blocks - 1) / blocks);
+  if (blocks > 1) cells = (cells + V - 1) / V * V;
+  blocks = std::max<index_type>(1, (C + cells - 1) / cells);
+  index_type rows = std::max<index_type>(1, std::min(outs, kFlatStreamOutBytes / (cells * elem)));
+  const index_type groups_wanted = (4 * threads + blocks - 1) / blocks;
+  if ((outs + rows - 1) / rows < groups_wanted) rows = std::max<index_type>(1, (outs + groups_wanted - 1) / groups_wanted);
+  const index_type groups = (outs + rows - 1) / rows;
+  if (blocks * groups < threads) {  // few cells and rows (DataData under 1.5 runs): finer blocks
+    const index_type want = (threads + groups - 1) / groups;
+    cells = std::max(V, C / want / V * V);
+    blocks = (C + cells - 1) / cells;
+  }
+  return {cells, rows, blocks, blocks * groups};
+}
+
 // DataData rows of at most this many bytes take ContractFlatCellRowsKernel (W cells at a time).
 // On the AMD EPYC (session 11) it ran DataDataScalar Q1 (K = 8) 2.5-3.7x faster in float and
 // 1.2-1.8x in double, and K = 24-27 up to 1.3x in float. Longer rows keep one row at a time: W
@@ -376,6 +488,11 @@ template <class Exec, class T>
 void contract_flat(const ContractProblem<T>& p) {
   const bool c_fast = p.cells_fastest();
   if constexpr (is_host_execution_space_v<Exec>) {
+    if (c_fast && p.o_c == 1 && p.L == 1) {  // the Data kernels
+      const FlatStreamPlan plan = flat_stream_plan(p.C, p.L * p.R, index_type(sizeof(T)), Exec::concurrency());
+      parallel_for(RangePolicy<Exec>(0, plan.items), ContractFlatCellStreamKernel<T>{p, plan.cells, plan.rows, plan.blocks});
+      return;
+    }
     if (c_fast && p.C >= 8) {
       constexpr int W = 8;
       const index_type nb = (p.C + W - 1) / W;

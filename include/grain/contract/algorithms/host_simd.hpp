@@ -197,6 +197,20 @@ struct HostVector {
 };
 #endif
 
+// Whether `block` on the CPU takes ContractBlockHostCellVecKernel (block.hpp, compiled only with
+// GCC's vector extensions): cells the unit-stride index of all three operands of the problem `p`
+// (a ContractProblem), K one level, at least W cells (one whole vector). Auto's CPU rule
+// (select.hpp) asks the same with W = 16.
+template <class Problem>
+bool host_cell_vectors(const Problem& p, std::int64_t W) {
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+  return p.a_c == 1 && p.b_c == 1 && p.o_c == 1 && p.K1 == 1 && p.C >= W;
+#else
+  (void)p, (void)W;
+  return false;
+#endif
+}
+
 // Whether `block`'s CPU FieldField team kernel (ContractBlockHostGemmKernel) takes panels of two
 // 512-bit vectors (32 floats / 16 doubles, explicit vector accumulators) instead of two of
 // kHostVectorBytes: with AVX-512 (GCC keeps its own loops at 256 bits there), on CPUs not AMD's
