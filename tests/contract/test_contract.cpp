@@ -624,12 +624,12 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
   EXPECT_FALSE(grain::impl::host_wide_panels(8, 8));
 }
 
-// block's CPU kernel for LayoutLeft cells (ContractBlockHostCellVecKernel), called directly on
-// LayoutLeft operands at 32- and 64-byte vectors (GCC's generic vectors, so both run on any host):
-// C = one vector of cells, one and a part (the last group overlaps the one before, through
-// scratch), two and a part; L, R = 5 and 9 (row and field blocks with remainders), K = 7 and 40
-// whole or in chunks of 3 (outputs re-read between chunks), overwrite (NaN-poisoned out) and
-// sum_into, against a long double loop.
+// block's CPU kernel for LayoutLeft cells (ContractBlockHostCellVecKernel), called directly as
+// Serial teams on LayoutLeft operands at 32- and 64-byte vectors (GCC's generic vectors, so both
+// run on any host): C = one vector of cells, one and a part (the last group overlaps the one
+// before, through scratch), two and a part; L, R = 5 and 9 (packed panels padded with zero rows,
+// row and field blocks with remainders), K = 7 and 40 whole or in chunks of 3 (outputs re-read
+// between chunks), overwrite (NaN-poisoned out) and sum_into, against a long double loop.
 template <class T, int MR, int NR, int VB>
 void check_cell_vectors(std::mt19937_64& g, int& runs) {
   using Kern = grain::impl::ContractBlockHostCellVecKernel<T, MR, NR, VB>;
@@ -656,8 +656,9 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
             for (bool sum_into : {false, true}) {
               std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
               p.out = out.data(), p.sum_into = sum_into;
-              const Kern kernel{p, kc};
-              for (grain::index_type grp = 0; grp < (C + W - 1) / W; ++grp) kernel(grp);
+              grain::TeamPolicy<grain::Serial> policy((C + W - 1) / W, 1);
+              policy.set_scratch_size(0, grain::PerTeam(Kern::scratch_bytes(p, kc)));
+              grain::parallel_for(policy, Kern{p, kc});
               ++runs;
               int bad = 0;
               for (grain::index_type c = 0; c < C; ++c)

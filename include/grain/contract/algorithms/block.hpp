@@ -577,100 +577,131 @@ struct ContractBlockHostDotKernel {
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
-// level): W neighbouring cells per vector, one range iteration per group of W cells. For each
-// block of MR left rows x NR right rows the group's MR x NR outputs are MR x NR vector
-// accumulators; each k loads MR + NR vectors (W cells of one (row, k) each, one contiguous run)
-// for MR x NR vector FMAs. Nothing is packed or transposed: the cells-fastest layout is already
-// the vector layout. K runs in chunks of kc (the group's rows of a chunk stay in L2 across the
-// blocks; the outputs are loaded, added to and stored again between chunks). The last C % W
-// cells, fewer than a vector, come from one more group that ends at C (overlapping the one
-// before) computed into scratch, of which only those cells are stored.
-// Before it, LayoutLeft took the team kernel below, which gathers each cell's rows element by
-// element (each element its own cache line, C elements apart). Session 21, the 2-core AVX-512
-// Xeon, 2 threads, 128 MiB, two alternating rounds, medians (docs/performance.md): faster on 21
-// of the 24 FieldField cases (1.2-4.4x: FieldFieldTensor Q1 float 264 -> 60 ms, Q2 float 687 ->
-// 222, Q4 float 847 -> 395), level on FieldFieldScalar Q3 double, 12% slower on FieldFieldScalar
-// Q4 double (551 -> 618 ms). It is still behind OpenBLAS per cell on LayoutRight copies, 1.2-2.5x
-// at Q1 and 2-6x at Q2-Q4: every vector load is a line of its own, which the hardware
-// prefetchers do not follow; chunks of K sized for L1 and software prefetch of the next k or the
-// next group's lines did not change that (session 21).
+// level): W neighbouring cells per vector, one team (one thread) per group of W cells. K runs in
+// chunks of kc (a packed panel of MR left rows within kHostCellPanelBytes). Per chunk the team
+// packs both operands into its scratch, panels of MR left rows and of NR right rows, the rows of
+// one index k side by side (rows past L or R zero); then each left panel, in L1, runs against
+// every right panel: MR x NR vector accumulators, MR + NR vector loads per k for MR x NR vector
+// FMAs. The outputs are loaded, added to and stored again between chunks. The last C % W cells,
+// fewer than a vector, come from one more group that ends at C (overlapping the one before)
+// computed into scratch, of which only those cells are stored.
+// Session 21's first form of it read each block's rows in place: every vector load a line of its
+// own (rows C elements apart, k steps C L apart) that no hardware prefetcher follows, each left
+// row read again for every block of right rows and each right row for every block of left rows.
+// Packing reads each line once per chunk. Session 22, the 2-core AVX-512 Xeon, 2 threads, 128 MiB,
+// medians of two alternating rounds (docs/performance.md): faster than the in-place form on 22 of
+// 24 FieldField cases (up to 3.3x: FieldFieldScalar Q3 double 458 -> 137 ms, FieldFieldTensor Q2
+// float 217 -> 100), 0.89-0.96x on FieldFieldTensor Q1; still 1.35-2.0x behind OpenBLAS per cell
+// on LayoutRight copies at Q2-Q4. Measured and not kept: prefetching the
+// next chunk's lines into L2 a share before each block, a separate path for whole blocks, 6 x 4
+// blocks and 32 KiB panels (none faster beyond this machine's noise).
 template <class T, int MR, int NR, int VB>
 struct ContractBlockHostCellVecKernel {
   static constexpr int W = VB / static_cast<int>(sizeof(T));
+  static constexpr int MRows = MR;
   using HV = HostVector<T, W>;
   using V = typename HV::V;
   ContractProblem<T> p;
   index_type kc;
 
-  // Outputs (c0 + w, l + i, r + j) at o[i * ol + j * orr] + w; add: to what is there.
-  template <int M, int N>
-  GRAIN_FORCEINLINE void block(index_type c0, index_type l, index_type r, index_type k0, index_type kn, T* o,
-                               index_type ol, index_type orr, bool add) const {
-    V acc[M][N];
-    GRAIN_HOST_UNROLL
-    for (int i = 0; i < M; ++i) {
-      GRAIN_HOST_UNROLL
-      for (int j = 0; j < N; ++j) acc[i][j] = add ? HV::load(o + i * ol + j * orr) : V{};
-    }
-    const T* a = p.a + c0 + l * p.a_l + k0 * p.a_s0;
-    const T* b = p.b + c0 + r * p.b_r + k0 * p.b_s0;
-    for (index_type k = 0; k < kn; ++k, a += p.a_s0, b += p.b_s0) {
-      V x[M], y[N];
-      GRAIN_HOST_UNROLL
-      for (int i = 0; i < M; ++i) x[i] = HV::load(a + i * p.a_l);
-      GRAIN_HOST_UNROLL
-      for (int j = 0; j < N; ++j) y[j] = HV::load(b + j * p.b_r);
-      GRAIN_HOST_UNROLL
-      for (int i = 0; i < M; ++i) {
+  static index_type padded(index_type n, index_type b) { return (n + b - 1) / b * b; }
+  // The packed chunk of both operands, then the last group's outputs (scratch), each 64-byte aligned.
+  static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type kc) {
+    const std::size_t panels = static_cast<std::size_t>((padded(p.L, MR) + padded(p.R, NR)) * kc * W);
+    return (panels + static_cast<std::size_t>(W * p.L * p.R)) * sizeof(T) + 128;
+  }
+  static T* align64(void* q) {
+    const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(q);
+    return reinterpret_cast<T*>((u + 63) / 64 * 64);
+  }
+
+  // Rows 0 .. n - 1 of an operand (the group's W cells from base; rows rs, indices ks apart),
+  // indices k0 .. k0 + kn - 1, into panels of B rows: panel q's index k is dst[((q kn + k) B + i) W],
+  // rows past n zero. Every load is one line of the operand; each is read once per chunk here
+  // instead of once per block of the other operand's rows.
+  template <int B>
+  static void pack(const T* base, index_type n, index_type rs, index_type ks, index_type k0, index_type kn, T* dst) {
+    for (index_type r0 = 0; r0 < n; r0 += B) {
+      T* d = dst + r0 * kn * W;
+      const int m = static_cast<int>(n - r0 < B ? n - r0 : B);
+      const T* s = base + r0 * rs + k0 * ks;
+      for (index_type k = 0; k < kn; ++k, s += ks, d += B * W) {
         GRAIN_HOST_UNROLL
-        for (int j = 0; j < N; ++j) acc[i][j] += x[i] * y[j];
+        for (int i = 0; i < B; ++i) HV::store(d + i * W, i < m ? HV::load(s + i * rs) : V{});
+      }
+    }
+  }
+
+  // Outputs (c0 + w, l + i, r + j), i < m, j < n, at o[i * ol + j * orr] + w, from the packed panels
+  // ap (MR rows) and bp (NR rows) of kn indices; add: to what is there.
+  GRAIN_FORCEINLINE void block(const T* ap, const T* bp, index_type kn, T* o, index_type ol, index_type orr, int m,
+                               int n, bool add) const {
+    V acc[MR][NR];
+    GRAIN_HOST_UNROLL
+    for (int i = 0; i < MR; ++i) {
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < NR; ++j) acc[i][j] = add && i < m && j < n ? HV::load(o + i * ol + j * orr) : V{};
+    }
+    for (index_type k = 0; k < kn; ++k, ap += MR * W, bp += NR * W) {
+      V x[MR], y[NR];
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < MR; ++i) x[i] = HV::load(ap + i * W);
+      GRAIN_HOST_UNROLL
+      for (int j = 0; j < NR; ++j) y[j] = HV::load(bp + j * W);
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < MR; ++i) {
+        GRAIN_HOST_UNROLL
+        for (int j = 0; j < NR; ++j) acc[i][j] += x[i] * y[j];
       }
     }
     GRAIN_HOST_UNROLL
-    for (int i = 0; i < M; ++i) {
+    for (int i = 0; i < MR; ++i) {
       GRAIN_HOST_UNROLL
-      for (int j = 0; j < N; ++j) HV::store(o + i * ol + j * orr, acc[i][j]);
+      for (int j = 0; j < NR; ++j)
+        if (i < m && j < n) HV::store(o + i * ol + j * orr, acc[i][j]);
     }
   }
 
   // The group of cells c0 .. c0 + W - 1, every output, into o (strides 1, ol, orr); sum_into: added.
-  void group(index_type c0, T* o, index_type ol, index_type orr, bool sum_into) const {
+  // Per chunk of K both operands are packed (ap, bp), then each panel of MR left rows (in L1) runs
+  // against every panel of NR right rows.
+  void group(index_type c0, T* o, index_type ol, index_type orr, bool sum_into, T* ap, T* bp) const {
     for (index_type k0 = 0; k0 < p.K; k0 += kc) {
       const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
       const bool add = k0 > 0 || sum_into;
+      pack<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap);
+      pack<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp);
       for (index_type l = 0; l < p.L; l += MR) {
         const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
         for (index_type r = 0; r < p.R; r += NR) {
           const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
-          T* ob = o + l * ol + r * orr;
-          auto rows = [&](auto mm) {
-            constexpr int M = decltype(mm)::value;
-            auto cols = [&](auto nn) { block<M, decltype(nn)::value>(c0, l, r, k0, kn, ob, ol, orr, add); };
-            host_rows_dispatch<NR>(n, cols);
-          };
-          host_rows_dispatch<MR>(m, rows);
+          block(ap + l * kn * W, bp + r * kn * W, kn, o + l * ol + r * orr, ol, orr, m, n, add);
         }
       }
     }
   }
 
-  void operator()(index_type g) const {
-    const index_type c0 = g * W;
-    if (c0 + W <= p.C) return group(c0, p.out_at(c0, 0, 0), p.o_l, p.o_r, p.sum_into);
+  template <class Member>
+  void operator()(const Member& mb) const {
+    const std::size_t panels = static_cast<std::size_t>((padded(p.L, MR) + padded(p.R, NR)) * kc * W);
+    T* ap = align64(mb.team_scratch(0).get_shmem(scratch_bytes(p, kc)));
+    T* bp = ap + padded(p.L, MR) * kc * W;
+    const index_type c0 = static_cast<index_type>(mb.league_rank()) * W;
+    if (c0 + W <= p.C) return group(c0, p.out_at(c0, 0, 0), p.o_l, p.o_r, p.sum_into, ap, bp);
     // The last C % W cells: the whole last vector of cells (C >= W), overlapping the group before,
-    // into a scratch block, of which only those cells are stored.
+    // into scratch, of which only those cells are stored.
     const index_type s = p.C - W;
-    std::vector<T> tmp(static_cast<std::size_t>(W * p.L * p.R));
-    group(s, tmp.data(), W, W * p.L, false);
+    T* tmp = align64(ap + panels);
+    group(s, tmp, W, W * p.L, false, ap, bp);
     for (index_type c = c0; c < p.C; ++c)
       for (index_type l = 0; l < p.L; ++l)
         for (index_type r = 0; r < p.R; ++r) p.store(c, l, r, tmp[static_cast<std::size_t>(c - s + l * W + r * W * p.L)]);
   }
 };
 
-// The K chunk of ContractBlockHostCellVecKernel: the group's left and right rows of a chunk within
-// 1 MiB (host_k_chunk).
-inline constexpr index_type kHostCellChunkBytes = index_type(1) << 20;
+// The K chunk of ContractBlockHostCellVecKernel: one packed panel of MR left rows within 16 KiB
+// (host_k_chunk), so it stays in L1 while the right panels stream past it.
+inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 
 #endif
 
@@ -687,8 +718,10 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
   auto cell_vectors = [&](auto* kernel_type) {
     using K = std::remove_pointer_t<decltype(kernel_type)>;
     if (!host_cell_vectors(p, K::W)) return false;
-    const index_type per_k = (p.L + p.R) * K::W * static_cast<index_type>(sizeof(T));
-    parallel_for(RangePolicy<Exec>(0, (p.C + K::W - 1) / K::W), K{p, host_k_chunk(p.K, per_k, kHostCellChunkBytes)});
+    const index_type kc = host_k_chunk(p.K, K::MRows * K::W * static_cast<index_type>(sizeof(T)), kHostCellPanelBytes);
+    TeamPolicy<Exec> policy((p.C + K::W - 1) / K::W, AUTO);
+    policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, kc)));
+    parallel_for(policy, K{p, kc});
     return true;
   };
   if (host_wide_panels(sizeof(T), std::numeric_limits<int>::max())) {
