@@ -475,6 +475,72 @@ TEST(ContractFlatRows, BothFieldOrders) {
 }
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// The CPU `flat` rows for the Data kernels (ContractFlatDataRowsKernel: LayoutRight, L = 1),
+// called directly: 7 cells by 1 and 3 a call (the last call short), 19 fields (W blocks and single
+// fields) and 1 field, rows of 8 and 61 elements, out with unit-stride fields (whole vectors
+// stored) or strided ones (one at a time), overwrite (NaN-poisoned out) and sum_into, against a
+// long double loop on random non-zero data; and flat_cells_per_item's rule.
+template <class T>
+void check_flat_data_rows(std::mt19937_64& g, int& runs) {
+  constexpr grain::index_type C = 7;
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
+  for (grain::index_type R : {1, 19})
+    for (grain::index_type K : {8, 61}) {
+      std::vector<T> a(std::size_t(C * K)), b(std::size_t(C * R * K)), init(std::size_t(C * R));
+      for (T& v : a) v = rnd();
+      for (T& v : b) v = rnd();
+      for (T& v : init) v = rnd();
+      for (bool fields_fast : {true, false})
+        for (grain::index_type cells : {1, 3})
+          for (bool sum_into : {false, true}) {
+            grain::impl::ContractProblem<T> p;
+            p.kernel = R == 1 ? grain::ContractKernel::DataDataScalar : grain::ContractKernel::DataFieldScalar;
+            p.C = C, p.L = 1, p.R = R;
+            p.x[2] = K, p.ax[2] = p.bx[2] = 1;
+            p.a_c = K, p.b_c = R * K, p.b_r = K;
+            p.o_c = fields_fast ? R : 1, p.o_r = fields_fast ? 1 : C;
+            p.canonicalize();
+            p.a = a.data(), p.b = b.data();
+            std::vector<T> out(init.size(), std::numeric_limits<T>::quiet_NaN());
+            for (grain::index_type c = 0; c < C; ++c)
+              for (grain::index_type r = 0; r < R; ++r)
+                if (sum_into) out[std::size_t(c * p.o_c + r * p.o_r)] = init[std::size_t(c * R + r)];
+            p.out = out.data(), p.sum_into = sum_into;
+            const grain::impl::ContractFlatDataRowsKernel<T> kernel{p, cells};
+            for (grain::index_type o = 0; o < (C + cells - 1) / cells; ++o) kernel(o);
+            ++runs;
+            for (grain::index_type c = 0; c < C; ++c)
+              for (grain::index_type r = 0; r < R; ++r) {
+                long double ref = sum_into ? init[std::size_t(c * R + r)] : 0, mag = std::fabs(double(ref));
+                for (grain::index_type k = 0; k < K; ++k) {
+                  const long double t = (long double)a[std::size_t(c * K + k)] * b[std::size_t((c * R + r) * K + k)];
+                  ref += t, mag += std::fabs((double)t);
+                }
+                EXPECT_LE(std::abs(double(out[std::size_t(c * p.o_c + r * p.o_r)]) - double(ref)), tol_for<T>(K, double(mag)))
+                    << "R " << R << ", K " << K << ", fields unit-stride " << fields_fast << ", " << cells
+                    << " cells a call, sum_into " << sum_into << ", cell " << c << ", field " << r;
+              }
+          }
+    }
+}
+
+TEST(ContractFlatDataRows, EveryPath) {
+  std::mt19937_64 g(2323);
+  int runs = 0;
+  check_flat_data_rows<float>(g, runs);
+  check_flat_data_rows<double>(g, runs);
+  EXPECT_EQ(runs, 2 * 2 * 2 * 2 * 2 * 2);
+  using grain::impl::flat_cells_per_item;
+  EXPECT_EQ(flat_cells_per_item(524288, 8 * 8 * 4, 2), 16);      // DataFieldScalar Q1 float: 4 KB a call
+  EXPECT_EQ(flat_cells_per_item(524288, 32, 2), 64);             // at most 64 cells
+  EXPECT_EQ(flat_cells_per_item(1242, 125 * 216 * 4, 2), 1);     // Q4: one cell's rows are 108 KB
+  EXPECT_EQ(flat_cells_per_item(100, 16, 2), 3);                  // at least 16 calls a thread
+  EXPECT_EQ(flat_cells_per_item(5, 16, 2), 1);
+}
+#endif
+
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // C cells of FieldFieldScalar operands (c, l, k) and (c, r, k), random and non-zero, K
 // unit-stride, and a random `init` output whose (c, l, r) is at c L R + l o_l + r o_r. run() fills
 // `out` (NaN-poisoned, or init for sum_into), calls the kernel on every cell and checks every

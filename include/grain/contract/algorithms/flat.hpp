@@ -14,7 +14,7 @@
 // iteration computes a block of W = 8 consecutive cells so the inner loop runs across cells and
 // vectorizes (packed FMAs). With unit-stride K one
 // iteration computes a left row against the right fields four at a time, eight partial sums
-// each. Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
+// each (the Data kernels with GCC: a block of cells an iteration, ContractFlatDataRowsKernel). Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
 // whenever there are at least two of them.
 #pragma once
 
@@ -408,7 +408,61 @@ struct ContractFlatCellRowsKernel {
 };
 #endif
 
-// Host variant for unit-stride K (LayoutRight): one iteration per left row (c, l), right fields
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// Host variant for the Data kernels' rows with unit-stride K (LayoutRight, L = 1): an iteration
+// takes `cells` consecutive cells, and each cell's right rows go W at a time as in
+// ContractFlatRowKernel (W sums along K leaving as one vector), the rest one at a time. The
+// problem's fields are read into locals once per iteration. Session 22, DataFieldScalar Q1 float
+// (8 x 8 rows) in L2, one thread (docs/variants-s22/rowkernel-mb.cpp): 8.2-8.9 ns a cell against
+// ContractFlatRowKernel's 13.9-14.8 (one row an iteration, its field blocks of four behind).
+template <class T>
+struct ContractFlatDataRowsKernel {
+  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
+  using HV = HostVector<T, W>;
+  ContractProblem<T> p;
+  index_type cells;
+  void operator()(index_type o) const {
+    const T* const A = p.a;
+    const T* const B = p.b;
+    T* const O = p.out;
+    const index_type ac = p.a_c, bc = p.b_c, br = p.b_r, oc = p.o_c, orr = p.o_r, R = p.R, K = p.K0;
+    const bool add = p.sum_into, direct = orr == 1 && !add;
+    const index_type c0 = o * cells, c1 = c0 + cells < p.C ? c0 + cells : p.C;
+    for (index_type c = c0; c < c1; ++c) {
+      const T* a = A + c * ac;
+      const T* b = B + c * bc;
+      T* out = O + c * oc;
+      index_type r = 0;
+      for (; r + W <= R; r += W) {
+        const typename HV::V s = HV::dot_lanes(K, a, 0, b + r * br, br);
+        if (direct) {
+          HV::store(out + r, s);
+        } else {
+          for (int w = 0; w < W; ++w) out[(r + w) * orr] = add ? out[(r + w) * orr] + s[w] : s[w];
+        }
+      }
+      for (; r < R; ++r) {
+        const T s = dot_strided(a, index_type(1), b + r * br, index_type(1), K);
+        out[r * orr] = add ? out[r * orr] + s : s;
+      }
+    }
+  }
+};
+#endif
+
+// Cells an iteration of ContractFlatDataRowsKernel: about 4 KB of right rows (`cell_bytes` a
+// cell), at most 64, and at least 16 iterations a thread.
+inline index_type flat_cells_per_item(index_type C, index_type cell_bytes, index_type threads) {
+  const index_type most = C / (16 * (threads > 1 ? threads : 1));
+  index_type cells = 4096 / (cell_bytes > 1 ? cell_bytes : 1);
+  cells = cells < 64 ? cells : 64;
+  cells = cells < most ? cells : most;
+  return cells > 1 ? cells : 1;
+}
+
+// Host variant for unit-stride K (LayoutRight; with GCC, FieldField and AMD's long DataField rows,
+// the Data kernels' other rows taking ContractFlatDataRowsKernel): one iteration per left row
+// (c, l), right fields
 // in blocks of four, so each load of the left row feeds four FMAs and the index arithmetic is
 // paid once per row instead of once per output. With GCC, blocks of W fields (a vector's lanes)
 // first: W vector sums along K whose W totals leave as one vector (HostVector::sum_lanes), where
@@ -509,6 +563,13 @@ void contract_flat(const ContractProblem<T>& p) {
 #endif
     if (p.k_unit() && p.C * p.L >= 2) {
       const bool one = p.L == 1 && p.K * index_type(sizeof(T)) > kFlatShortRow && host_cpu_is_amd();
+#ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+      if (p.L == 1 && !one) {
+        const index_type cells = flat_cells_per_item(p.C, p.R * p.K * index_type(sizeof(T)), Exec::concurrency());
+        parallel_for(RangePolicy<Exec>(0, (p.C + cells - 1) / cells), ContractFlatDataRowsKernel<T>{p, cells});
+        return;
+      }
+#endif
       parallel_for(RangePolicy<Exec>(0, p.C * p.L), ContractFlatRowKernel<T>{p, one});
       return;
     }
