@@ -1,14 +1,16 @@
 // Session 22: the cost of `flat`'s LayoutRight row kernel (ContractFlatRowKernel) per
-// DataFieldScalar Q1 float cell (8 fields x 8 points, all in L2), against the same W-field dot
+// DataFieldScalar Q1 float cell (8 fields x 8 points, all in L2), against the kernel that replaced
+// it for the Data kernels (ContractFlatDataRowsKernel, 64 cells a call), the same W-field dot
 // product written out in a plain loop over cells (HostVector::dot_lanes with a run-time K) and
 // with K known (8 loads, 8 products, the lane sums).
 //
 //   g++ -std=c++17 -O3 -march=native -fopenmp -Iinclude -Ibuild/host/include \
 //       docs/variants-s22/rowkernel-mb.cpp -o /tmp/rowkernel-mb && /tmp/rowkernel-mb
 //
-// On the 2-core Xeon VM: 23-31 ns a cell through the kernel, 9-13 with dot_lanes in a plain loop,
-// 7-12 with K known (run to run the machine moved all three together; the kernel stayed 2.2-2.7x
-// behind the plain loop).
+// On the 2-core Xeon VM beside other work: 23-31 ns a cell through the row kernel, 9-13 with
+// dot_lanes in a plain loop, 7-12 with K known (the row kernel 2.2-2.7x behind the plain loop in
+// every run). Quiet: the row kernel 13.9-14.8, ContractFlatDataRowsKernel's form 8.2-8.9, the
+// plain loop 6.1-9.0.
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -40,6 +42,10 @@ int main() {
   const ContractFlatRowKernel<float> kernel{p, false};
   time_it("ContractFlatRowKernel", C, [&] {
     for (long o = 0; o < C; ++o) kernel(o);
+  });
+  const ContractFlatDataRowsKernel<float> rows{p, 64};
+  time_it("ContractFlatDataRowsKernel", C, [&] {
+    for (long o = 0; o < C / 64; ++o) rows(o);
   });
   using HV = HostVector<float, 8>;
   volatile long k_runtime = K;
