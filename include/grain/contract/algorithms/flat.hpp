@@ -12,10 +12,10 @@
 // an iteration takes a block of up to 4 KB of cells and a group of output rows, and streams K in
 // steps of 8 along the block's cells. FieldField keeps ContractFlatCellBlockKernel: one
 // iteration computes a block of W = 8 consecutive cells so the inner loop runs across cells and
-// vectorizes (packed FMAs). With unit-stride K one
-// iteration computes a left row against the right fields four at a time, eight partial sums
-// each (the Data kernels with GCC: a block of cells an iteration, ContractFlatDataRowsKernel). Work is split over all (cell block, l, r) or all rows (c, l), so both cores stay busy
-// whenever there are at least two of them.
+// vectorizes (packed FMAs). With unit-stride K one iteration computes a left row against the
+// right fields four at a time, eight partial sums each (the Data kernels with GCC: a block of
+// cells an iteration, ContractFlatDataRowsKernel). Work is split over all (cell block, l, r) or
+// all rows (c, l), so both cores stay busy whenever there are at least two of them.
 #pragma once
 
 #include <algorithm>
