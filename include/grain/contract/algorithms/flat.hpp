@@ -412,9 +412,10 @@ struct ContractFlatCellRowsKernel {
 // Host variant for the Data kernels' rows with unit-stride K (LayoutRight, L = 1): an iteration
 // takes `cells` consecutive cells, and each cell's right rows go W at a time as in
 // ContractFlatRowKernel (W sums along K leaving as one vector), the rest one at a time. The
-// problem's fields are read into locals once per iteration. Session 22, DataFieldScalar Q1 float
-// (8 x 8 rows) in L2, one thread (docs/variants-s22/rowkernel-mb.cpp): 8.2-8.9 ns a cell against
-// ContractFlatRowKernel's 13.9-14.8 (one row an iteration, its field blocks of four behind).
+// problem's fields are read into locals once per iteration, and whether whole vectors are stored
+// is a template parameter (1.2x). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
+// thread (docs/variants-s22/rowkernel-mb.cpp): 7.6-8.7 ns a cell against ContractFlatRowKernel's
+// 13.4-13.6 (one row an iteration, its field blocks of four behind).
 template <class T>
 struct ContractFlatDataRowsKernel {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
@@ -422,11 +423,20 @@ struct ContractFlatDataRowsKernel {
   ContractProblem<T> p;
   index_type cells;
   void operator()(index_type o) const {
+    if (p.o_r == 1 && !p.sum_into) {
+      run<true>(o);
+    } else {
+      run<false>(o);
+    }
+  }
+  // Direct: the fields unit-stride in out and nothing to add (whole vectors stored).
+  template <bool Direct>
+  void run(index_type o) const {
     const T* const A = p.a;
     const T* const B = p.b;
     T* const O = p.out;
-    const index_type ac = p.a_c, bc = p.b_c, br = p.b_r, oc = p.o_c, orr = p.o_r, R = p.R, K = p.K0;
-    const bool add = p.sum_into, direct = orr == 1 && !add;
+    const index_type ac = p.a_c, bc = p.b_c, br = p.b_r, oc = p.o_c, orr = Direct ? 1 : p.o_r, R = p.R, K = p.K0;
+    const bool add = !Direct && p.sum_into, direct = Direct;
     const index_type c0 = o * cells, c1 = c0 + cells < p.C ? c0 + cells : p.C;
     for (index_type c = c0; c < c1; ++c) {
       const T* a = A + c * ac;
