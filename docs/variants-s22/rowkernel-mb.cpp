@@ -9,8 +9,9 @@
 //
 // On the 2-core Xeon VM beside other work: 23-31 ns a cell through the row kernel, 9-13 with
 // dot_lanes in a plain loop, 7-12 with K known (the row kernel 2.2-2.7x behind the plain loop in
-// every run). Quiet: the row kernel 13.9-14.8, ContractFlatDataRowsKernel's form 8.2-8.9, the
-// plain loop 6.1-9.0.
+// every run). Quiet (the machine alternates between a fast and a twice slower state; fast runs):
+// the row kernel 13.4-13.7, ContractFlatDataRowsKernel 7.6-8.7 (9.4-9.9 before its store test
+// became a template parameter), the plain loop 6.1-6.6.
 #include <chrono>
 #include <cstdio>
 #include <vector>
