@@ -427,6 +427,22 @@ void check_dot_strided(std::mt19937_64& g) {
   }
 }
 
+// The reference for a LayoutRight DataField output (cell c, field r; left c * K + k, right
+// (c R + r) K + k) starting from `start`, in long double, and the magnitude of its terms (`mag`,
+// for tol_for).
+template <class T>
+long double right_rows_reference(const std::vector<T>& a, const std::vector<T>& b, grain::index_type c,
+                                 grain::index_type r, grain::index_type R, grain::index_type K, long double start,
+                                 long double& mag) {
+  long double ref = start;
+  mag = std::fabs(double(start));
+  for (grain::index_type k = 0; k < K; ++k) {
+    const long double t = (long double)a[std::size_t(c * K + k)] * b[std::size_t((c * R + r) * K + k)];
+    ref += t, mag += std::fabs((double)t);
+  }
+  return ref;
+}
+
 // The CPU `flat` rows (LayoutRight, unit-stride K) in both field orders, whichever one this host's
 // Auto path takes (one field at a time on AMD, blocks of W and of 4 fields elsewhere): a
 // DataFieldScalar problem with 19 fields (a W block, a block of 4, 3 single fields) and rows of
@@ -456,11 +472,8 @@ void check_flat_row_orders(std::mt19937_64& g) {
       for (grain::index_type o = 0; o < C; ++o) kernel(o);
       for (grain::index_type c = 0; c < C; ++c)
         for (grain::index_type r = 0; r < R; ++r) {
-          long double ref = sum_into ? init[std::size_t(c * R + r)] : 0, mag = std::fabs(double(ref));
-          for (grain::index_type k = 0; k < K; ++k) {
-            const long double t = (long double)a[std::size_t(c * K + k)] * b[std::size_t((c * R + r) * K + k)];
-            ref += t, mag += std::fabs((double)t);
-          }
+          long double mag = 0;
+          const long double ref = right_rows_reference(a, b, c, r, R, K, sum_into ? init[std::size_t(c * R + r)] : 0, mag);
           EXPECT_LE(std::abs(double(out[std::size_t(c * R + r)]) - double(ref)), tol_for<T>(K, double(mag)))
               << "one field at a time = " << one << ", sum_into = " << sum_into << ", cell " << c << ", field " << r;
         }
@@ -512,11 +525,9 @@ void check_flat_data_rows(std::mt19937_64& g, int& runs) {
             ++runs;
             for (grain::index_type c = 0; c < C; ++c)
               for (grain::index_type r = 0; r < R; ++r) {
-                long double ref = sum_into ? init[std::size_t(c * R + r)] : 0, mag = std::fabs(double(ref));
-                for (grain::index_type k = 0; k < K; ++k) {
-                  const long double t = (long double)a[std::size_t(c * K + k)] * b[std::size_t((c * R + r) * K + k)];
-                  ref += t, mag += std::fabs((double)t);
-                }
+                long double mag = 0;
+                const long double ref =
+                    right_rows_reference(a, b, c, r, R, K, sum_into ? init[std::size_t(c * R + r)] : 0, mag);
                 EXPECT_LE(std::abs(double(out[std::size_t(c * p.o_c + r * p.o_r)]) - double(ref)), tol_for<T>(K, double(mag)))
                     << "R " << R << ", K " << K << ", fields unit-stride " << fields_fast << ", " << cells
                     << " cells a call, sum_into " << sum_into << ", cell " << c << ", field " << r;
