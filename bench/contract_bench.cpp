@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../apps/grain/commands.hpp"
+#include "common/affinity.hpp"
 #include "common/ceilings.hpp"
 #include "common/gemm.hpp"
 #include "common/report.hpp"
@@ -672,6 +673,13 @@ void measure_ceilings(Report& rep, const std::string& backend, double budget_mib
 #if defined(GRAIN_ENABLE_OPENMP)
     if (backend == "openmp") rep.threads = OpenMP::concurrency();
 #endif
+    if (!again && rep.threads > 1) {
+      rep.cpus = bench::host_team_cpus(rep.threads);
+      if (rep.cpus > 0 && rep.cpus < rep.threads)
+        std::fprintf(stderr, "grain bench: warning: the %d threads may run on only %d CPU%s between them "
+                     "(their affinity masks; see OMP_PROC_BIND, OMP_PLACES, taskset): the times "
+                     "measure shared CPUs\n", rep.threads, rep.cpus, rep.cpus == 1 ? "" : "s");
+    }
     copy = bench::copy_bandwidth_GBps<Serial>(copy_bytes);
     if (gemm) g = bench::host_gemm_peak(budget_mib < 64 ? 1024 : 2048);
     rep.peak_library = bench::openblas_config();

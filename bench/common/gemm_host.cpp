@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "affinity.hpp"
 #include "gemm.hpp"
 #include "timing.hpp"
 
@@ -70,6 +71,9 @@ void openblas_use_cpu_kernels(char** argv) {
                "OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose yourself)\n",
                core, avx512 ? "AVX-512" : "AVX2 and FMA", want.c_str());
   std::fflush(stderr);
+  // Without this, OMP_PROC_BIND would leave the new program image only the CPU the runtime bound
+  // this thread to, and every thread of its teams on it (affinity.hpp).
+  restore_place_affinity();
   if (setenv("OPENBLAS_CORETYPE", want.c_str(), 1) == 0) execv("/proc/self/exe", argv);
   std::fprintf(stderr, "grain: warning: running again failed (%s); the CPU GEMM ceiling and the "
                "openblas-gemm peer use OpenBLAS's %s kernels\n", std::strerror(errno), core);

@@ -115,7 +115,9 @@ Row& Report::add(Row r) {
 void Report::write_json(const std::string& path) const {
   std::ostringstream os;
   os << "{ \"device\": " << json_string(device) << ", \"backend\": " << json_string(backend)
-     << ", \"threads\": " << threads << ",\n  \"copy_GBps\": " << json_number(copy_GBps)
+     << ", \"threads\": " << threads;
+  if (cpus > 0) os << ", \"cpus\": " << cpus;
+  os << ",\n  \"copy_GBps\": " << json_number(copy_GBps)
      << ", \"peak_GFLOPs\": {\"float\": " << json_number(peak_GFLOPs_float)
      << ", \"double\": " << json_number(peak_GFLOPs_double) << "},";
   if (!peak_library.empty()) os << " \"peak_library\": " << json_string(peak_library) << ",";
@@ -145,8 +147,9 @@ void Report::write_json(const std::string& path) const {
 }
 
 void Report::print_table(std::FILE* out) const {
-  std::fprintf(out, "device: %s  backend: %s  threads: %d  copy: %.1f GB/s", device.c_str(),
-               backend.c_str(), threads, copy_GBps);
+  std::fprintf(out, "device: %s  backend: %s  threads: %d", device.c_str(), backend.c_str(), threads);
+  if (cpus > 0) std::fprintf(out, " on %d CPU%s", cpus, cpus == 1 ? "" : "s");
+  std::fprintf(out, "  copy: %.1f GB/s", copy_GBps);
   if (copy_samples > 1)
     std::fprintf(out, " (highest of %d measurements; lowest %.1f)", copy_samples, copy_GBps_lowest);
   if (peak_GFLOPs_double > 0 || peak_GFLOPs_float > 0)

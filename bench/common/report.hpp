@@ -38,6 +38,7 @@ struct Report {
   std::string device;
   std::string backend;  // "cuda" | "openmp" | "serial" | "mixed"
   int threads = 1;
+  int cpus = 0;  // the distinct CPUs the host threads may run on (host_team_cpus); 0: not known
   double copy_GBps = 0;
   double peak_GFLOPs_float = 0, peak_GFLOPs_double = 0;  // 0: not measured
   std::string peak_library;  // what measured the GEMM peak where worth saying (OpenBLAS's build and kernels)
