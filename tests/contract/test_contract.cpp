@@ -490,9 +490,10 @@ TEST(ContractFlatRows, BothFieldOrders) {
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // The CPU `flat` rows for the Data kernels (ContractFlatDataRowsKernel: LayoutRight, L = 1),
 // called directly: 7 cells by 1 and 3 a call (the last call short), 19 fields (W blocks and single
-// fields) and 1 field, rows of 8 and 61 elements, out with unit-stride fields (whole vectors
-// stored) or strided ones (one at a time), overwrite (NaN-poisoned out) and sum_into, against a
-// long double loop on random non-zero data; and flat_cells_per_item's rule.
+// fields) and 1 field, rows of 8 and 61 elements, packed or padded, out with unit-stride fields
+// (whole vectors stored) or strided ones (one at a time), overwrite (NaN-poisoned out) and
+// sum_into, with and without prefetching 2 cells ahead, against a long double loop on random
+// non-zero data; and the rules of flat_cells_per_item and flat_prefetch_cells.
 template <class T>
 void check_flat_data_rows(std::mt19937_64& g, int& runs) {
   constexpr grain::index_type C = 7;
@@ -504,23 +505,29 @@ void check_flat_data_rows(std::mt19937_64& g, int& runs) {
       for (T& v : a) v = rnd();
       for (T& v : b) v = rnd();
       for (T& v : init) v = rnd();
+      // The same fields with rows padded by 3 elements (b_r > K: prefetched row by row).
+      std::vector<T> padded(std::size_t(C * R * (K + 3)), std::numeric_limits<T>::quiet_NaN());
+      for (grain::index_type row = 0; row < C * R; ++row)
+        for (grain::index_type k = 0; k < K; ++k) padded[std::size_t(row * (K + 3) + k)] = b[std::size_t(row * K + k)];
       for (bool fields_fast : {true, false})
         for (grain::index_type cells : {1, 3})
-          for (bool sum_into : {false, true}) {
+          for (bool sum_into : {false, true})
+            for (grain::index_type ahead : {0, 2})
+              for (grain::index_type pad : {0, 3}) {
             grain::impl::ContractProblem<T> p;
             p.kernel = R == 1 ? grain::ContractKernel::DataDataScalar : grain::ContractKernel::DataFieldScalar;
             p.C = C, p.L = 1, p.R = R;
             p.x[2] = K, p.ax[2] = p.bx[2] = 1;
-            p.a_c = K, p.b_c = R * K, p.b_r = K;
+            p.a_c = K, p.b_c = R * (K + pad), p.b_r = K + pad;
             p.o_c = fields_fast ? R : 1, p.o_r = fields_fast ? 1 : C;
             p.canonicalize();
-            p.a = a.data(), p.b = b.data();
+            p.a = a.data(), p.b = pad ? padded.data() : b.data();
             std::vector<T> out(init.size(), std::numeric_limits<T>::quiet_NaN());
             for (grain::index_type c = 0; c < C; ++c)
               for (grain::index_type r = 0; r < R; ++r)
                 if (sum_into) out[std::size_t(c * p.o_c + r * p.o_r)] = init[std::size_t(c * R + r)];
             p.out = out.data(), p.sum_into = sum_into;
-            const grain::impl::ContractFlatDataRowsKernel<T> kernel{p, cells};
+            const grain::impl::ContractFlatDataRowsKernel<T> kernel{p, cells, ahead};
             for (grain::index_type o = 0; o < (C + cells - 1) / cells; ++o) kernel(o);
             ++runs;
             for (grain::index_type c = 0; c < C; ++c)
@@ -530,7 +537,8 @@ void check_flat_data_rows(std::mt19937_64& g, int& runs) {
                     right_rows_reference(a, b, c, r, R, K, sum_into ? init[std::size_t(c * R + r)] : 0, mag);
                 EXPECT_LE(std::abs(double(out[std::size_t(c * p.o_c + r * p.o_r)]) - double(ref)), tol_for<T>(K, double(mag)))
                     << "R " << R << ", K " << K << ", fields unit-stride " << fields_fast << ", " << cells
-                    << " cells a call, sum_into " << sum_into << ", cell " << c << ", field " << r;
+                    << " cells a call, sum_into " << sum_into << ", " << ahead << " cells ahead, rows padded by "
+                    << pad << ", cell " << c << ", field " << r;
               }
           }
     }
@@ -541,7 +549,13 @@ TEST(ContractFlatDataRows, EveryPath) {
   int runs = 0;
   check_flat_data_rows<float>(g, runs);
   check_flat_data_rows<double>(g, runs);
-  EXPECT_EQ(runs, 2 * 2 * 2 * 2 * 2 * 2);
+  EXPECT_EQ(runs, 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2);
+  using grain::impl::flat_prefetch_cells;
+  EXPECT_EQ(flat_prefetch_cells(9 * 8 * 4), 15);          // DataFieldScalar Q1 float: 288 B a cell, 4 KB ahead
+  EXPECT_EQ(flat_prefetch_cells(28 * 27 * 8), 1);         // Q2 double: 6 KB a cell, the next one
+  EXPECT_EQ(flat_prefetch_cells(8192), 1);
+  EXPECT_EQ(flat_prefetch_cells(8193), 0);                // longer cells: the hardware's prefetchers
+  EXPECT_EQ(flat_prefetch_cells(0), 0);
   using grain::impl::flat_cells_per_item;
   EXPECT_EQ(flat_cells_per_item(524288, 8 * 8 * 4, 2), 16);      // DataFieldScalar Q1 float: 4 KB a call
   EXPECT_EQ(flat_cells_per_item(524288, 32, 2), 64);             // at most 64 cells

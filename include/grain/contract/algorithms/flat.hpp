@@ -413,7 +413,8 @@ struct ContractFlatCellRowsKernel {
 // takes `cells` consecutive cells, and each cell's right rows go W at a time as in
 // ContractFlatRowKernel (W sums along K leaving as one vector), the rest one at a time. The
 // problem's fields are read into locals once per iteration, and whether whole vectors are stored
-// is a template parameter (1.2x). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
+// is a template parameter (1.2x). Short cells prefetch the operands of a cell `ahead` of the
+// current one (flat_prefetch_cells). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
 // thread (docs/variants-s22/rowkernel-mb.cpp): 7.6-8.7 ns a cell against ContractFlatRowKernel's
 // 13.4-13.6 (one row an iteration, its field blocks of four behind).
 template <class T>
@@ -422,6 +423,7 @@ struct ContractFlatDataRowsKernel {
   using HV = HostVector<T, W>;
   ContractProblem<T> p;
   index_type cells;
+  index_type ahead = 0;  // prefetch the operands of the cell this many cells ahead (0: none)
   void operator()(index_type o) const {
     if (p.o_r == 1 && !p.sum_into) {
       run<true>(o);
@@ -438,10 +440,19 @@ struct ContractFlatDataRowsKernel {
     const index_type ac = p.a_c, bc = p.b_c, br = p.b_r, oc = p.o_c, orr = Direct ? 1 : p.o_r, R = p.R, K = p.K0;
     const bool add = !Direct && p.sum_into, direct = Direct;
     const index_type c0 = o * cells, c1 = c0 + cells < p.C ? c0 + cells : p.C;
+    const bool rows_packed = br == K;
     for (index_type c = c0; c < c1; ++c) {
       const T* a = A + c * ac;
       const T* b = B + c * bc;
       T* out = O + c * oc;
+      if (ahead > 0 && c + ahead < p.C) {
+        host_prefetch_span(a + ahead * ac, K * index_type(sizeof(T)));
+        if (rows_packed) {
+          host_prefetch_span(b + ahead * bc, R * K * index_type(sizeof(T)));
+        } else {
+          for (index_type r = 0; r < R; ++r) host_prefetch_span(b + ahead * bc + r * br, K * index_type(sizeof(T)));
+        }
+      }
       index_type r = 0;
       for (; r + W <= R; r += W) {
         const typename HV::V s = HV::dot_lanes(K, a, 0, b + r * br, br);
@@ -459,6 +470,20 @@ struct ContractFlatDataRowsKernel {
   }
 };
 #endif
+
+// How many cells ahead ContractFlatDataRowsKernel prefetches its operands, by a cell's bytes (its
+// data row and field rows): about 4 KB ahead, at least the next cell, none for cells over 8 KB.
+// Session 23, this 2-core Xeon, 2 threads, 128 MiB, three alternating rounds of the kernel alone
+// (docs/variants-s23/pf.cpp): DataFieldScalar Q1 float 10.7-11.3 -> 7.7-9.4 ms, Q2 float
+// 10.1-10.3 -> 7.0-8.2, Q1 double 10.7-11.3 -> 7.2-7.7, DataFieldVector Q1 float 9.4-10.4 ->
+// 7.1-7.2, DataFieldTensor Q1 float 9.4-10.3 -> 6.9-7.2: about the copy rate of the same moment
+// (7-9 ms for these bytes). The hardware's prefetchers alone left these short-row cases at 0.6-0.7
+// of it. 1 KB ahead gained less on Q1, 8 KB no more.
+inline index_type flat_prefetch_cells(index_type cell_bytes) {
+  if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
+  const index_type ahead = (4096 + cell_bytes - 1) / cell_bytes;
+  return ahead > 1 ? ahead : 1;
+}
 
 // Cells an iteration of ContractFlatDataRowsKernel: about 4 KB of right rows (`cell_bytes` a
 // cell), at most 64, and at least 16 iterations a thread.
@@ -576,7 +601,8 @@ void contract_flat(const ContractProblem<T>& p) {
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
       if (p.L == 1 && !one) {
         const index_type cells = flat_cells_per_item(p.C, p.R * p.K * index_type(sizeof(T)), Exec::concurrency());
-        parallel_for(RangePolicy<Exec>(0, (p.C + cells - 1) / cells), ContractFlatDataRowsKernel<T>{p, cells});
+        const index_type ahead = flat_prefetch_cells((p.R + 1) * p.K * index_type(sizeof(T)));
+        parallel_for(RangePolicy<Exec>(0, (p.C + cells - 1) / cells), ContractFlatDataRowsKernel<T>{p, cells, ahead});
         return;
       }
 #endif

@@ -68,6 +68,17 @@ inline bool host_cpu_is_amd() {
 #endif
 }
 
+// Asks the caches for the `bytes` contiguous bytes from p, one prefetch per 64-byte line.
+inline void host_prefetch_span(const void* p, std::int64_t bytes) {
+#if defined(__GNUC__)
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p), end = first + static_cast<std::uintptr_t>(bytes);
+  for (std::uintptr_t line = first & ~std::uintptr_t(63); line < end; line += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 3);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 // Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
 // `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses
 // overlap the current cell's FMAs instead of coming all at once. Default-constructed: no lines.
