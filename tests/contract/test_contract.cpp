@@ -718,7 +718,8 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
 // block's CPU kernel for LayoutLeft cells (ContractBlockHostCellVecKernel), called directly as
 // Serial teams on LayoutLeft operands at 32- and 64-byte vectors (GCC's generic vectors, so both
 // run on any host): C = one vector of cells, one and a part (the last group overlaps the one
-// before, through scratch), two and a part; L, R = 5 and 9 (packed panels padded with zero rows,
+// before, through scratch), two and five and a part, 1, 2 or 3 groups a team (packed together,
+// the last team's whole groups fewer); L, R = 5 and 9 (packed panels padded with zero rows,
 // row and field blocks with remainders), K = 7 and 40 whole or in chunks of 3 (outputs re-read
 // between chunks), overwrite (NaN-poisoned out) and sum_into, against a long double loop.
 template <class T, int MR, int NR, int VB>
@@ -727,7 +728,7 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
   constexpr grain::index_type W = Kern::W;
   std::uniform_real_distribution<double> u(0.5, 1.5);
   auto rnd = [&] { return T(g() % 2 ? u(g) : -u(g)); };
-  for (grain::index_type C : {W, W + 3, 2 * W + 5})
+  for (grain::index_type C : {W, W + 3, 2 * W + 5, 5 * W + 3})
     for (grain::index_type L : {5, 9})
       for (grain::index_type R : {4, 9})
         for (grain::index_type K : {7, 40}) {
@@ -744,12 +745,13 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
           p.a = a.data(), p.b = b.data();
           ASSERT_TRUE(grain::impl::host_cell_vectors(p, int(W)));
           for (grain::index_type kc : {K, grain::index_type(3)})
-            for (bool sum_into : {false, true}) {
+            for (bool sum_into : {false, true})
+              for (grain::index_type groups : {1, 2, 3}) {
               std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
               p.out = out.data(), p.sum_into = sum_into;
-              grain::TeamPolicy<grain::Serial> policy((C + W - 1) / W, 1);
-              policy.set_scratch_size(0, grain::PerTeam(Kern::scratch_bytes(p, kc)));
-              grain::parallel_for(policy, Kern{p, kc});
+              grain::TeamPolicy<grain::Serial> policy((C + groups * W - 1) / (groups * W), 1);
+              policy.set_scratch_size(0, grain::PerTeam(Kern::scratch_bytes(p, kc, groups)));
+              grain::parallel_for(policy, Kern{p, kc, groups});
               ++runs;
               int bad = 0;
               for (grain::index_type c = 0; c < C; ++c)
@@ -763,7 +765,8 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
                     }
                     if (!(std::abs(double(out[o]) - double(ref)) <= tol_for<T>(K, double(mag))) && bad++ < 3)
                       ADD_FAILURE() << VB << "-byte vectors, C " << C << ", L " << L << ", R " << R << ", K " << K
-                                    << " in chunks of " << kc << ", sum_into " << sum_into << ": out (" << c << ", "
+                                    << " in chunks of " << kc << ", sum_into " << sum_into << ", " << groups
+                                    << " groups a team: out (" << c << ", "
                                     << l << ", " << r << ") = " << out[o] << ", expected " << double(ref);
                   }
             }
@@ -777,7 +780,14 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   check_cell_vectors<double, 3, 3, 32>(g, runs);
   check_cell_vectors<float, 4, 4, 64>(g, runs);
   check_cell_vectors<double, 4, 4, 64>(g, runs);
-  EXPECT_EQ(runs, 4 * 3 * 2 * 2 * 2 * 2 * 2);
+  EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3);
+  // host_cell_groups: packed chunks within 256 KiB, at most 16 groups, at least 8 teams a thread.
+  using grain::impl::host_cell_groups;
+  EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 16);  // FieldFieldScalar Q1 float: 8 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 96 << 10, 2), 2);
+  EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 1);
+  EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 4);          // 16 groups, 2 threads: 8 teams each
+  EXPECT_EQ(host_cell_groups(16, 16, 1024, 2), 1);
 }
 
 // block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,

@@ -603,12 +603,18 @@ struct ContractBlockHostCellVecKernel {
   using V = typename HV::V;
   ContractProblem<T> p;
   index_type kc;
+  index_type groups = 1;  // groups of W cells a team, packed together (host_cell_groups)
 
   static index_type padded(index_type n, index_type b) { return (n + b - 1) / b * b; }
-  // The packed chunk of both operands, then the last group's outputs (scratch), each 64-byte aligned.
-  static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type kc) {
-    const std::size_t panels = static_cast<std::size_t>((padded(p.L, MR) + padded(p.R, NR)) * kc * W);
-    return (panels + static_cast<std::size_t>(W * p.L * p.R)) * sizeof(T) + 128;
+  // One group's packed chunk of both operands, in elements.
+  static index_type panel_elems(const ContractProblem<T>& p, index_type kc) {
+    return (padded(p.L, MR) + padded(p.R, NR)) * kc * W;
+  }
+  // The packed chunks of `groups` groups, then the last group's outputs (scratch), each 64-byte
+  // aligned.
+  static std::size_t scratch_bytes(const ContractProblem<T>& p, index_type kc, index_type groups = 1) {
+    const std::size_t panels = static_cast<std::size_t>(groups * panel_elems(p, kc));
+    return (panels + static_cast<std::size_t>(groups * W * p.L * p.R)) * sizeof(T) + 128;
   }
   static T* align64(void* q) {
     const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(q);
@@ -628,6 +634,28 @@ struct ContractBlockHostCellVecKernel {
       for (index_type k = 0; k < kn; ++k, s += ks, d += B * W) {
         GRAIN_HOST_UNROLL
         for (int i = 0; i < B; ++i) HV::store(d + i * W, i < m ? HV::load(s + i * rs) : V{});
+      }
+    }
+  }
+
+  // pack() for `g` groups side by side (group q's cells q W on from base, its panels q `stride`
+  // elements on from dst): each row's g lines are read one after another, one run of g W cells,
+  // which the hardware's prefetchers follow where single lines C elements apart defeat them.
+  template <int B>
+  static void pack_groups(const T* base, index_type n, index_type rs, index_type ks, index_type k0, index_type kn,
+                          T* dst, index_type g, index_type stride) {
+    for (index_type r0 = 0; r0 < n; r0 += B) {
+      T* d = dst + r0 * kn * W;
+      const int m = static_cast<int>(n - r0 < B ? n - r0 : B);
+      const T* s = base + r0 * rs + k0 * ks;
+      for (index_type k = 0; k < kn; ++k, s += ks, d += B * W) {
+        for (int i = 0; i < B; ++i) {
+          if (i < m) {
+            for (index_type q = 0; q < g; ++q) HV::store(d + q * stride + i * W, HV::load(s + i * rs + q * W));
+          } else {
+            for (index_type q = 0; q < g; ++q) HV::store(d + q * stride + i * W, V{});
+          }
+        }
       }
     }
   }
@@ -681,13 +709,51 @@ struct ContractBlockHostCellVecKernel {
     }
   }
 
+  // The g whole groups of cells from c0, packed together per chunk of K (pack_groups), then each
+  // group's blocks as in group(), into scratch `os` (output (l, r) a run of g W cells); the runs
+  // are then stored (or added) whole, where stored in place they were lines C elements apart.
+  void groups_from(index_type c0, index_type g, T* ap, T* os) const {
+    const index_type stride = panel_elems(p, kc), ol = g * W, orr = g * W * p.L;
+    T* bp = ap + padded(p.L, MR) * kc * W;
+    for (index_type k0 = 0; k0 < p.K; k0 += kc) {
+      const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
+      pack_groups<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap, g, stride);
+      pack_groups<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp, g, stride);
+      for (index_type q = 0; q < g; ++q) {
+        const T* aq = ap + q * stride;
+        const T* bq = bp + q * stride;
+        for (index_type l = 0; l < p.L; l += MR) {
+          const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
+          for (index_type r = 0; r < p.R; r += NR) {
+            const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
+            block(aq + l * kn * W, bq + r * kn * W, kn, os + q * W + l * ol + r * orr, ol, orr, m, n, k0 > 0);
+          }
+        }
+      }
+    }
+    for (index_type r = 0; r < p.R; ++r)
+      for (index_type l = 0; l < p.L; ++l) {
+        T* o = p.out_at(c0, l, r);
+        const T* s = os + l * ol + r * orr;
+        if (p.sum_into) {
+          for (index_type w = 0; w < g * W; w += W) HV::store(o + w, HV::load(o + w) + HV::load(s + w));
+        } else {
+          for (index_type w = 0; w < g * W; w += W) HV::store(o + w, HV::load(s + w));
+        }
+      }
+  }
+
   template <class Member>
   void operator()(const Member& mb) const {
-    const std::size_t panels = static_cast<std::size_t>((padded(p.L, MR) + padded(p.R, NR)) * kc * W);
-    T* ap = align64(mb.team_scratch(0).get_shmem(scratch_bytes(p, kc)));
+    const std::size_t panels = static_cast<std::size_t>(panel_elems(p, kc));
+    T* ap = align64(mb.team_scratch(0).get_shmem(scratch_bytes(p, kc, groups)));
     T* bp = ap + padded(p.L, MR) * kc * W;
-    const index_type c0 = static_cast<index_type>(mb.league_rank()) * W;
-    if (c0 + W <= p.C) return group(c0, p.out_at(c0, 0, 0), p.o_l, p.o_r, p.sum_into, ap, bp);
+    const index_type first = static_cast<index_type>(mb.league_rank()) * groups * W;
+    const index_type whole = (p.C - first) / W < groups ? (p.C - first) / W : groups;
+    if (whole > 1) groups_from(first, whole, ap, align64(ap + groups * panels));
+    if (whole == 1) group(first, p.out_at(first, 0, 0), p.o_l, p.o_r, p.sum_into, ap, bp);
+    const index_type c0 = first + whole * W;
+    if (whole == groups || c0 >= p.C) return;
     // The last C % W cells: the whole last vector of cells (C >= W), overlapping the group before,
     // into scratch, of which only those cells are stored.
     const index_type s = p.C - W;
@@ -702,6 +768,21 @@ struct ContractBlockHostCellVecKernel {
 // The K chunk of ContractBlockHostCellVecKernel: one packed panel of MR left rows within 16 KiB
 // (host_k_chunk), so it stays in L1 while the right panels stream past it.
 inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
+
+// Groups of W cells a team of ContractBlockHostCellVecKernel packs together: as many as keep the
+// packed chunks (`group_bytes` a group) within 256 KiB, at most 16, at least 8 teams a thread.
+// Session 23, this 2-core Xeon, 2 threads, 128 MiB, two alternating rounds (docs/performance.md):
+// FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1 double 46.7-48.4 -> 21.4-24.5
+// ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8; Q2 (2 groups) within the rounds' spread.
+// One group a team read each operand row as single lines C elements apart, 2 L K + L R streams,
+// more than the hardware's prefetchers follow.
+inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
+  index_type g = (index_type(256) << 10) / (group_bytes > 0 ? group_bytes : 1);
+  g = g < 16 ? g : 16;
+  const index_type most = C / (W * 8 * (threads > 1 ? threads : 1));
+  g = g < most ? g : most;
+  return g > 1 ? g : 1;
+}
 
 #endif
 
@@ -719,9 +800,11 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     using K = std::remove_pointer_t<decltype(kernel_type)>;
     if (!host_cell_vectors(p, K::W)) return false;
     const index_type kc = host_k_chunk(p.K, K::MRows * K::W * static_cast<index_type>(sizeof(T)), kHostCellPanelBytes);
-    TeamPolicy<Exec> policy((p.C + K::W - 1) / K::W, AUTO);
-    policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, kc)));
-    parallel_for(policy, K{p, kc});
+    const index_type g = host_cell_groups(p.C, K::W, K::panel_elems(p, kc) * static_cast<index_type>(sizeof(T)),
+                                          Exec::concurrency());
+    TeamPolicy<Exec> policy((p.C + g * K::W - 1) / (g * K::W), AUTO);
+    policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, kc, g)));
+    parallel_for(policy, K{p, kc, g});
     return true;
   };
   if (host_wide_panels(sizeof(T), std::numeric_limits<int>::max())) {
