@@ -781,11 +781,12 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   check_cell_vectors<float, 4, 4, 64>(g, runs);
   check_cell_vectors<double, 4, 4, 64>(g, runs);
   EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3);
-  // host_cell_groups: packed chunks within 256 KiB, at most 16 groups, at least 8 teams a thread.
+  // host_cell_groups: packed chunks within 1 MiB, at most 16 groups, at least 8 teams a thread.
   using grain::impl::host_cell_groups;
   EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 16);  // FieldFieldScalar Q1 float: 8 KiB a group
-  EXPECT_EQ(host_cell_groups(524288, 16, 96 << 10, 2), 2);
-  EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 1);
+  EXPECT_EQ(host_cell_groups(524288, 16, 96 << 10, 2), 10);          // Q2 float: 96 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 2);
+  EXPECT_EQ(host_cell_groups(524288, 16, 1025 << 10, 2), 1);
   EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 4);          // 16 groups, 2 threads: 8 teams each
   EXPECT_EQ(host_cell_groups(16, 16, 1024, 2), 1);
 }

@@ -770,14 +770,16 @@ struct ContractBlockHostCellVecKernel {
 inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 
 // Groups of W cells a team of ContractBlockHostCellVecKernel packs together: as many as keep the
-// packed chunks (`group_bytes` a group) within 256 KiB, at most 16, at least 8 teams a thread.
-// Session 23, this 2-core Xeon, 2 threads, 128 MiB, two alternating rounds (docs/performance.md):
-// FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1 double 46.7-48.4 -> 21.4-24.5
-// ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8; Q2 (2 groups) within the rounds' spread.
-// One group a team read each operand row as single lines C elements apart, 2 L K + L R streams,
-// more than the hardware's prefetchers follow.
+// packed chunks (`group_bytes` a group) within 1 MiB, at most 16, at least 8 teams a thread.
+// Session 23, this 2-core Xeon, 2 threads, 128 MiB, two alternating rounds each (docs/performance.md):
+// against one group a team, FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1
+// double 46.7-48.4 -> 21.4-24.5 ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8. Against a
+// 256 KiB budget (2 groups at Q2, 1 at Q3), 1 MiB took Q2-Q3 10-25% faster (10 and 2 groups),
+// e.g. FieldFieldScalar Q2 float 51-65 -> 37-39 ms; 64 groups at Q1 gained nothing. One group a
+// team read each operand row as single lines C elements apart, 2 L K + L R streams, more than the
+// hardware's prefetchers follow.
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
-  index_type g = (index_type(256) << 10) / (group_bytes > 0 ? group_bytes : 1);
+  index_type g = (index_type(1024) << 10) / (group_bytes > 0 ? group_bytes : 1);
   g = g < 16 ? g : 16;
   const index_type most = C / (W * 8 * (threads > 1 ? threads : 1));
   g = g < most ? g : most;
