@@ -493,7 +493,7 @@ TEST(ContractFlatRows, BothFieldOrders) {
 // fields) and 1 field, rows of 8 and 61 elements, packed or padded, out with unit-stride fields
 // (whole vectors stored) or strided ones (one at a time), overwrite (NaN-poisoned out) and
 // sum_into, with and without prefetching 2 cells ahead, against a long double loop on random
-// non-zero data; and the rules of flat_cells_per_item and flat_prefetch_cells.
+// non-zero data; and the rules of flat_cells_per_item and host_prefetch_cells.
 template <class T>
 void check_flat_data_rows(std::mt19937_64& g, int& runs) {
   constexpr grain::index_type C = 7;
@@ -550,12 +550,12 @@ TEST(ContractFlatDataRows, EveryPath) {
   check_flat_data_rows<float>(g, runs);
   check_flat_data_rows<double>(g, runs);
   EXPECT_EQ(runs, 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2);
-  using grain::impl::flat_prefetch_cells;
-  EXPECT_EQ(flat_prefetch_cells(9 * 8 * 4), 15);          // DataFieldScalar Q1 float: 288 B a cell, 4 KB ahead
-  EXPECT_EQ(flat_prefetch_cells(28 * 27 * 8), 1);         // Q2 double: 6 KB a cell, the next one
-  EXPECT_EQ(flat_prefetch_cells(8192), 1);
-  EXPECT_EQ(flat_prefetch_cells(8193), 0);                // longer cells: the hardware's prefetchers
-  EXPECT_EQ(flat_prefetch_cells(0), 0);
+  using grain::impl::host_prefetch_cells;
+  EXPECT_EQ(host_prefetch_cells(9 * 8 * 4), 15);          // DataFieldScalar Q1 float: 288 B a cell, 4 KB ahead
+  EXPECT_EQ(host_prefetch_cells(28 * 27 * 8), 1);         // Q2 double: 6 KB a cell, the next one
+  EXPECT_EQ(host_prefetch_cells(8192), 1);
+  EXPECT_EQ(host_prefetch_cells(8193), 0);                // longer cells: the hardware's prefetchers
+  EXPECT_EQ(host_prefetch_cells(0), 0);
   using grain::impl::flat_cells_per_item;
   EXPECT_EQ(flat_cells_per_item(524288, 8 * 8 * 4, 2), 16);      // DataFieldScalar Q1 float: 4 KB a call
   EXPECT_EQ(flat_cells_per_item(524288, 32, 2), 64);             // at most 64 cells
@@ -623,7 +623,8 @@ struct HostCellsCase {
 // block's CPU kernel for cells of one short panel (ContractBlockHostCellKernel), called directly
 // on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one),
 // L = 8 and 13 (unequal row blocks), K = 8, 24 and 72 (where K NR fits kHostCellPanel), the next
-// cell prefetched or not, overwrite (NaN-poisoned out) and sum_into (HostCellsCase).
+// cell prefetched by lines or not, whole cells 2 ahead or not, overwrite (NaN-poisoned out) and
+// sum_into (HostCellsCase).
 template <class T, int NR, int MR>
 void check_block_cells(std::mt19937_64& g) {
   int runs = 0;
@@ -634,14 +635,16 @@ void check_block_cells(std::mt19937_64& g) {
         HostCellsCase<T> cells(g, 5, L, R, K, R, 1);
         const int blocks = int((L + MR - 1) / MR);
         for (bool prefetch : {false, true})
-          for (bool sum_into : {false, true}) {
-            const grain::impl::ContractBlockHostCellKernel<T, NR, MR> kernel{cells.p, blocks, int(L / blocks),
-                                                                              int(L % blocks), prefetch};
-            cells.run(kernel, sum_into, prefetch ? "prefetch" : "no prefetch");
-            ++runs;
-          }
+          for (grain::index_type ahead : {0, 2})
+            for (bool sum_into : {false, true}) {
+              const grain::impl::ContractBlockHostCellKernel<T, NR, MR> kernel{cells.p, blocks, int(L / blocks),
+                                                                                int(L % blocks), prefetch, ahead};
+              cells.run(kernel, sum_into, std::string(prefetch ? "prefetch" : "no prefetch") + ", " +
+                                              std::to_string(ahead) + " cells ahead");
+              ++runs;
+            }
       }
-  EXPECT_EQ(runs, NR * 72 > grain::impl::kHostCellPanel ? 32 : 48);
+  EXPECT_EQ(runs, NR * 72 > grain::impl::kHostCellPanel ? 64 : 96);
 }
 
 TEST(ContractBlockCells, EveryPath) {

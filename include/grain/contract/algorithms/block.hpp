@@ -421,11 +421,27 @@ struct ContractBlockHostCellKernel {
   ContractProblem<T> p;
   int blocks, rows_base, rows_extra;  // ceil(L / MR) blocks of rows_base (+1 for the first rows_extra)
   bool prefetch;                      // ask for the next cell's operands while this one computes
+  index_type ahead = 0;               // else: prefetch the operands of the cell this far ahead, whole
 
   void operator()(index_type c) const {
     alignas(64) T bt[kHostCellPanel];
     const index_type K = p.K;
     const T* b = p.b + c * p.b_c;
+    if (!prefetch && ahead > 0 && c + ahead < p.C) {
+      const index_type E = static_cast<index_type>(sizeof(T));
+      const T* a = p.a + (c + ahead) * p.a_c;
+      const T* bn = b + ahead * p.b_c;
+      if (p.a_l == K) {
+        host_prefetch_span(a, p.L * K * E);
+      } else {
+        for (index_type l = 0; l < p.L; ++l) host_prefetch_span(a + l * p.a_l, K * E);
+      }
+      if (p.b_r == K) {
+        host_prefetch_span(bn, p.R * K * E);
+      } else {
+        for (index_type r = 0; r < p.R; ++r) host_prefetch_span(bn + r * p.b_r, K * E);
+      }
+    }
     for (int h = 0; h < NR; h += W) {
       if (h + W <= p.R) {
         host_pack_fields<T, W, NR>(b + h * p.b_r, p.b_r, K, bt + h);
@@ -840,7 +856,8 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
           p.K * NR <= kHostCellPanel) {
         const int blocks = static_cast<int>((p.L + MR - 1) / MR);
         const int base = static_cast<int>(p.L / blocks), extra = static_cast<int>(p.L % blocks);
-        parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellKernel<T, NR, MR>{p, blocks, base, extra, prefetch});
+        const index_type ahead = prefetch ? 0 : host_prefetch_cells((p.L + p.R) * p.K * static_cast<index_type>(sizeof(T)));
+        parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellKernel<T, NR, MR>{p, blocks, base, extra, prefetch, ahead});
         return;
       }
     }

@@ -414,7 +414,7 @@ struct ContractFlatCellRowsKernel {
 // ContractFlatRowKernel (W sums along K leaving as one vector), the rest one at a time. The
 // problem's fields are read into locals once per iteration, and whether whole vectors are stored
 // is a template parameter (1.2x). Short cells prefetch the operands of a cell `ahead` of the
-// current one (flat_prefetch_cells). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
+// current one (host_prefetch_cells). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
 // thread (docs/variants-s22/rowkernel-mb.cpp): 7.6-8.7 ns a cell against ContractFlatRowKernel's
 // 13.4-13.6 (one row an iteration, its field blocks of four behind).
 template <class T>
@@ -470,20 +470,6 @@ struct ContractFlatDataRowsKernel {
   }
 };
 #endif
-
-// How many cells ahead ContractFlatDataRowsKernel prefetches its operands, by a cell's bytes (its
-// data row and field rows): about 4 KB ahead, at least the next cell, none for cells over 8 KB.
-// Session 23, this 2-core Xeon, 2 threads, 128 MiB, three alternating rounds of the kernel alone
-// (docs/variants-s23/pf.cpp): DataFieldScalar Q1 float 10.7-11.3 -> 7.7-9.4 ms, Q2 float
-// 10.1-10.3 -> 7.0-8.2, Q1 double 10.7-11.3 -> 7.2-7.7, DataFieldVector Q1 float 9.4-10.4 ->
-// 7.1-7.2, DataFieldTensor Q1 float 9.4-10.3 -> 6.9-7.2: about the copy rate of the same moment
-// (7-9 ms for these bytes). The hardware's prefetchers alone left these short-row cases at 0.6-0.7
-// of it. 1 KB ahead gained less on Q1, 8 KB no more.
-inline index_type flat_prefetch_cells(index_type cell_bytes) {
-  if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
-  const index_type ahead = (4096 + cell_bytes - 1) / cell_bytes;
-  return ahead > 1 ? ahead : 1;
-}
 
 // Cells an iteration of ContractFlatDataRowsKernel: about 4 KB of right rows (`cell_bytes` a
 // cell), at most 64, and at least 16 iterations a thread.
@@ -601,7 +587,7 @@ void contract_flat(const ContractProblem<T>& p) {
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
       if (p.L == 1 && !one) {
         const index_type cells = flat_cells_per_item(p.C, p.R * p.K * index_type(sizeof(T)), Exec::concurrency());
-        const index_type ahead = flat_prefetch_cells((p.R + 1) * p.K * index_type(sizeof(T)));
+        const index_type ahead = host_prefetch_cells((p.R + 1) * p.K * index_type(sizeof(T)));
         parallel_for(RangePolicy<Exec>(0, (p.C + cells - 1) / cells), ContractFlatDataRowsKernel<T>{p, cells, ahead});
         return;
       }

@@ -68,6 +68,25 @@ inline bool host_cpu_is_amd() {
 #endif
 }
 
+// How many cells ahead the CPU kernels that stream short cells prefetch their operands (`flat`'s
+// ContractFlatDataRowsKernel; `block`'s ContractBlockHostCellKernel where it does not prefetch the
+// next cell by lines), by a cell's operand bytes: about 4 KB ahead, at least the next cell, none
+// for cells over 8 KB.
+// Session 23, this 2-core Xeon, 2 threads, 128 MiB, three alternating rounds of the kernel alone
+// (docs/variants-s23/pf.cpp): DataFieldScalar Q1 float 10.7-11.3 -> 7.7-9.4 ms, Q2 float
+// 10.1-10.3 -> 7.0-8.2, Q1 double 10.7-11.3 -> 7.2-7.7, DataFieldVector Q1 float 9.4-10.4 ->
+// 7.1-7.2, DataFieldTensor Q1 float 9.4-10.3 -> 6.9-7.2: about the copy rate of the same moment
+// (7-9 ms for these bytes). The hardware's prefetchers alone left these short-row cases at 0.6-0.7
+// of it. 1 KB ahead gained less on Q1, 8 KB no more. `block`'s cells (LayoutRight FieldField, two
+// alternating rounds of the suite's cases): FieldFieldScalar Q2 double 25.6-26.3 -> 18.3-19.2 ms,
+// Q2 float 33.8-35.4 -> 26.3-26.7, Q1 float 15.4-18.8 -> 13.9-15.5, FieldFieldVector Q1 float
+// 15.5-16.1 -> 13.9-14.4.
+inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
+  if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
+  const std::int64_t ahead = (4096 + cell_bytes - 1) / cell_bytes;
+  return ahead > 1 ? ahead : 1;
+}
+
 // Asks the caches for the `bytes` contiguous bytes from p, one prefetch per 64-byte line.
 inline void host_prefetch_span(const void* p, std::int64_t bytes) {
 #if defined(__GNUC__)
