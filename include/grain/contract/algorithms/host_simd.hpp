@@ -77,10 +77,10 @@ inline bool host_cpu_is_amd() {
 // 10.1-10.3 -> 7.0-8.2, Q1 double 10.7-11.3 -> 7.2-7.7, DataFieldVector Q1 float 9.4-10.4 ->
 // 7.1-7.2, DataFieldTensor Q1 float 9.4-10.3 -> 6.9-7.2: about the copy rate of the same moment
 // (7-9 ms for these bytes). The hardware's prefetchers alone left these short-row cases at 0.6-0.7
-// of it. 1 KB ahead gained less on Q1, 8 KB no more. `block`'s cells (LayoutRight FieldField, two
-// alternating rounds of the suite's cases): FieldFieldScalar Q2 double 25.6-26.3 -> 18.3-19.2 ms,
-// Q2 float 33.8-35.4 -> 26.3-26.7, Q1 float 15.4-18.8 -> 13.9-15.5, FieldFieldVector Q1 float
-// 15.5-16.1 -> 13.9-14.4.
+// of it. 1 KB ahead gained less on Q1, 8 KB no more. `block`'s cells (LayoutRight FieldField Q1,
+// two alternating rounds of the suite's cases): FieldFieldScalar Q1 float 15.4-18.8 -> 13.9-15.5
+// ms, Q1 double 17.6-17.7 -> 15.6-16.0, FieldFieldVector Q1 float 15.5-16.1 -> 13.9-14.4, their
+// OpenBLAS peer level or slower in the same rounds.
 inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
   if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
   const std::int64_t ahead = (4096 + cell_bytes - 1) / cell_bytes;
