@@ -404,13 +404,11 @@ struct ContractBlockHostGemmKernel {
 // 0.123 ms, double 0.124 -> 0.106, FieldFieldVector Q1 float 0.101 -> 0.084 (docs/performance.md).
 inline constexpr index_type kHostCellPanel = 1024;
 
-// FieldFieldVector Q1 double (rows of 192 bytes, not prefetched) ran 7% slower in the cell kernel
-// in cache and 20% slower from memory (one thread), with 23% fewer instructions; the cause was not
-// found, so double rows of 65 to 192 bytes keep the team kernel.
-template <class T>
-constexpr bool host_cell_kernel(index_type K, bool prefetch) {
-  return !(sizeof(T) == 8 && !prefetch && K * index_type(sizeof(T)) > 64);
-}
+// Sessions 16-22 kept FieldFieldVector Q1 double (rows of 192 bytes, not prefetched by lines) on
+// the team kernel: the cell kernel had run it 7% slower in cache and 20% slower from memory (the
+// EPYC, one thread). With whole cells prefetched ahead (host_prefetch_cells, session 23) the cell
+// kernel took it from 17.6-20.6 to 11.5-14.9 ms (this Xeon, 2 threads, 128 MiB, three alternating
+// rounds, the OpenBLAS peer level), so every one-panel cell takes it.
 
 template <class T, int NR, int MR>
 struct ContractBlockHostCellKernel {
@@ -852,7 +850,7 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
     if constexpr (VB == kHostVectorBytes) {
-      if (host_cell_kernel<T>(p.K, prefetch) && panels == 1 && p.R <= NR && a_unit && p.b_k_unit() &&
+      if (panels == 1 && p.R <= NR && a_unit && p.b_k_unit() &&
           p.K * NR <= kHostCellPanel) {
         const int blocks = static_cast<int>((p.L + MR - 1) / MR);
         const int base = static_cast<int>(p.L / blocks), extra = static_cast<int>(p.L % blocks);
