@@ -419,26 +419,15 @@ struct ContractBlockHostCellKernel {
   ContractProblem<T> p;
   int blocks, rows_base, rows_extra;  // ceil(L / MR) blocks of rows_base (+1 for the first rows_extra)
   bool prefetch;                      // ask for the next cell's operands while this one computes
-  index_type ahead = 0;               // else: prefetch the operands of the cell this far ahead, whole
+  index_type ahead = 0;               // prefetch the operands of the cell this far ahead, whole (0: none)
 
   void operator()(index_type c) const {
     alignas(64) T bt[kHostCellPanel];
     const index_type K = p.K;
     const T* b = p.b + c * p.b_c;
-    if (!prefetch && ahead > 0 && c + ahead < p.C) {
-      const index_type E = static_cast<index_type>(sizeof(T));
-      const T* a = p.a + (c + ahead) * p.a_c;
-      const T* bn = b + ahead * p.b_c;
-      if (p.a_l == K) {
-        host_prefetch_span(a, p.L * K * E);
-      } else {
-        for (index_type l = 0; l < p.L; ++l) host_prefetch_span(a + l * p.a_l, K * E);
-      }
-      if (p.b_r == K) {
-        host_prefetch_span(bn, p.R * K * E);
-      } else {
-        for (index_type r = 0; r < p.R; ++r) host_prefetch_span(bn + r * p.b_r, K * E);
-      }
+    if (ahead > 0 && c + ahead < p.C) {
+      host_prefetch_rows(p.a + (c + ahead) * p.a_c, p.L, p.a_l, K);
+      host_prefetch_rows(b + ahead * p.b_c, p.R, p.b_r, K);
     }
     for (int h = 0; h < NR; h += W) {
       if (h + W <= p.R) {
@@ -710,15 +699,19 @@ struct ContractBlockHostCellVecKernel {
   void group(index_type c0, T* o, index_type ol, index_type orr, bool sum_into, T* ap, T* bp) const {
     for (index_type k0 = 0; k0 < p.K; k0 += kc) {
       const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
-      const bool add = k0 > 0 || sum_into;
       pack<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap);
       pack<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp);
-      for (index_type l = 0; l < p.L; l += MR) {
-        const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
-        for (index_type r = 0; r < p.R; r += NR) {
-          const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
-          block(ap + l * kn * W, bp + r * kn * W, kn, o + l * ol + r * orr, ol, orr, m, n, add);
-        }
+      blocks(ap, bp, kn, o, ol, orr, k0 > 0 || sum_into);
+    }
+  }
+
+  // One group's packed chunk (ap, bp: kn indices) against every pair of left and right panels.
+  void blocks(const T* ap, const T* bp, index_type kn, T* o, index_type ol, index_type orr, bool add) const {
+    for (index_type l = 0; l < p.L; l += MR) {
+      const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
+      for (index_type r = 0; r < p.R; r += NR) {
+        const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
+        block(ap + l * kn * W, bp + r * kn * W, kn, o + l * ol + r * orr, ol, orr, m, n, add);
       }
     }
   }
@@ -733,17 +726,7 @@ struct ContractBlockHostCellVecKernel {
       const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
       pack_groups<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap, g, stride);
       pack_groups<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp, g, stride);
-      for (index_type q = 0; q < g; ++q) {
-        const T* aq = ap + q * stride;
-        const T* bq = bp + q * stride;
-        for (index_type l = 0; l < p.L; l += MR) {
-          const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
-          for (index_type r = 0; r < p.R; r += NR) {
-            const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
-            block(aq + l * kn * W, bq + r * kn * W, kn, os + q * W + l * ol + r * orr, ol, orr, m, n, k0 > 0);
-          }
-        }
-      }
+      for (index_type q = 0; q < g; ++q) blocks(ap + q * stride, bp + q * stride, kn, os + q * W, ol, orr, k0 > 0);
     }
     for (index_type r = 0; r < p.R; ++r)
       for (index_type l = 0; l < p.L; ++l) {

@@ -440,18 +440,13 @@ struct ContractFlatDataRowsKernel {
     const index_type ac = p.a_c, bc = p.b_c, br = p.b_r, oc = p.o_c, orr = Direct ? 1 : p.o_r, R = p.R, K = p.K0;
     const bool add = !Direct && p.sum_into, direct = Direct;
     const index_type c0 = o * cells, c1 = c0 + cells < p.C ? c0 + cells : p.C;
-    const bool rows_packed = br == K;
     for (index_type c = c0; c < c1; ++c) {
       const T* a = A + c * ac;
       const T* b = B + c * bc;
       T* out = O + c * oc;
       if (ahead > 0 && c + ahead < p.C) {
-        host_prefetch_span(a + ahead * ac, K * index_type(sizeof(T)));
-        if (rows_packed) {
-          host_prefetch_span(b + ahead * bc, R * K * index_type(sizeof(T)));
-        } else {
-          for (index_type r = 0; r < R; ++r) host_prefetch_span(b + ahead * bc + r * br, K * index_type(sizeof(T)));
-        }
+        host_prefetch_rows(a + ahead * ac, 1, K, K);
+        host_prefetch_rows(b + ahead * bc, R, br, K);
       }
       index_type r = 0;
       for (; r + W <= R; r += W) {

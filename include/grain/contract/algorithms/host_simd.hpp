@@ -98,6 +98,15 @@ inline void host_prefetch_span(const void* p, std::int64_t bytes) {
 #endif
 }
 
+// Asks the caches for `rows` rows of `n` elements each, `stride` elements apart from `base`: one
+// span where the rows are contiguous, else one per row.
+template <class T>
+inline void host_prefetch_rows(const T* base, std::int64_t rows, std::int64_t stride, std::int64_t n) {
+  const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
+  if (stride == n || rows == 1) return host_prefetch_span(base, rows * n * E);
+  for (std::int64_t r = 0; r < rows; ++r) host_prefetch_span(base + r * stride, n * E);
+}
+
 // Asks the caches for a cell's two operands (left then right: rows of `bytes` contiguous bytes,
 // `stride` bytes apart), a share of 64-byte lines per step, so that the next cell's misses
 // overlap the current cell's FMAs instead of coming all at once. Default-constructed: no lines.
