@@ -724,7 +724,9 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
 // before, through scratch), two and five and a part, 1, 2 or 3 groups a team (packed together,
 // the last team's whole groups fewer); L, R = 5 and 9 (packed panels padded with zero rows,
 // row and field blocks with remainders), K = 7 and 40 whole or in chunks of 3 (outputs re-read
-// between chunks), overwrite (NaN-poisoned out) and sum_into, against a long double loop.
+// between chunks), overwrite (NaN-poisoned out) and sum_into, plain or streaming stores of the
+// output runs (whose rows, C elements apart, start at every offset within a line), against a
+// long double loop.
 template <class T, int MR, int NR, int VB>
 void check_cell_vectors(std::mt19937_64& g, int& runs) {
   using Kern = grain::impl::ContractBlockHostCellVecKernel<T, MR, NR, VB>;
@@ -749,12 +751,13 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
           ASSERT_TRUE(grain::impl::host_cell_vectors(p, int(W)));
           for (grain::index_type kc : {K, grain::index_type(3)})
             for (bool sum_into : {false, true})
-              for (grain::index_type groups : {1, 2, 3}) {
+              for (grain::index_type groups : {1, 2, 3})
+                for (bool nt : {false, true}) {
               std::vector<T> out = sum_into ? init : std::vector<T>(init.size(), std::numeric_limits<T>::quiet_NaN());
               p.out = out.data(), p.sum_into = sum_into;
               grain::TeamPolicy<grain::Serial> policy((C + groups * W - 1) / (groups * W), 1);
               policy.set_scratch_size(0, grain::PerTeam(Kern::scratch_bytes(p, kc, groups)));
-              grain::parallel_for(policy, Kern{p, kc, groups});
+              grain::parallel_for(policy, Kern{p, kc, groups, nt});
               ++runs;
               int bad = 0;
               for (grain::index_type c = 0; c < C; ++c)
@@ -768,7 +771,7 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
                     }
                     if (!(std::abs(double(out[o]) - double(ref)) <= tol_for<T>(K, double(mag))) && bad++ < 3)
                       ADD_FAILURE() << VB << "-byte vectors, C " << C << ", L " << L << ", R " << R << ", K " << K
-                                    << " in chunks of " << kc << ", sum_into " << sum_into << ", " << groups
+                                    << " in chunks of " << kc << ", sum_into " << sum_into << ", streaming " << nt << ", " << groups
                                     << " groups a team: out (" << c << ", "
                                     << l << ", " << r << ") = " << out[o] << ", expected " << double(ref);
                   }
@@ -783,7 +786,7 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   check_cell_vectors<double, 3, 3, 32>(g, runs);
   check_cell_vectors<float, 4, 4, 64>(g, runs);
   check_cell_vectors<double, 4, 4, 64>(g, runs);
-  EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3);
+  EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3 * 2);
   // host_cell_groups: packed chunks within 1 MiB, at most 16 groups, at least 8 teams a thread.
   using grain::impl::host_cell_groups;
   EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 16);  // FieldFieldScalar Q1 float: 8 KiB a group
@@ -792,6 +795,48 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   EXPECT_EQ(host_cell_groups(524288, 16, 1025 << 10, 2), 1);
   EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 4);          // 16 groups, 2 threads: 8 teams each
   EXPECT_EQ(host_cell_groups(16, 16, 1024, 2), 1);
+}
+
+// host_stream_run: every destination offset within a 64-byte line and run lengths 0 to 3 lines
+// and a part copy exactly the run (sentinels on both sides untouched); host_stream_outputs' rule.
+template <class T>
+void check_stream_run() {
+  constexpr int W = 64 / int(sizeof(T));
+  alignas(64) T dst[6 * W];
+  T src[4 * W];
+  for (int i = 0; i < 4 * W; ++i) src[i] = T(i + 1) * T(0.5);
+  for (int off = 0; off < W; ++off)
+    for (int n = 0; n <= 3 * W + 3; ++n) {
+      for (T& v : dst) v = T(-7);
+      grain::impl::host_stream_run(dst + W + off, src, n);
+      grain::impl::host_stream_fence();
+      for (int i = 0; i < 6 * W; ++i) {
+        const int j = i - W - off;
+        const T want = j >= 0 && j < n ? src[j] : T(-7);
+        if (dst[i] != want) {
+          ADD_FAILURE() << sizeof(T) << "-byte elements, offset " << off << ", n " << n << ": element " << j
+                        << " is " << dst[i] << ", expected " << want;
+          return;
+        }
+      }
+    }
+}
+
+TEST(ContractBlockCellVectors, StreamRun) {
+  check_stream_run<float>();
+  check_stream_run<double>();
+  using grain::impl::host_stream_outputs;
+#if defined(__AVX512F__)
+  const bool avx512 = true;
+#else
+  const bool avx512 = false;
+#endif
+  EXPECT_EQ(host_stream_outputs(8, 8, 8, 128 << 20, false), avx512);     // FieldFieldScalar Q1
+  EXPECT_EQ(host_stream_outputs(64, 64, 64, 32 << 20, false), avx512);   // Q3 at the least size
+  EXPECT_FALSE(host_stream_outputs(64, 64, 64, (32 << 20) - 1, false));  // smaller
+  EXPECT_FALSE(host_stream_outputs(8, 8, 8, 128 << 20, true));           // sum_into reads them
+  EXPECT_FALSE(host_stream_outputs(8, 8, 24, 128 << 20, false));         // FieldFieldVector Q1
+  EXPECT_FALSE(host_stream_outputs(125, 125, 216, 128 << 20, false));    // FieldFieldScalar Q4
 }
 
 // block's CPU dot kernel (ContractBlockHostDotKernel<T, 8, 4>), called directly: L = 8 and 16,

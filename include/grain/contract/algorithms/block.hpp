@@ -607,6 +607,7 @@ struct ContractBlockHostCellVecKernel {
   ContractProblem<T> p;
   index_type kc;
   index_type groups = 1;  // groups of W cells a team, packed together (host_cell_groups)
+  bool nt_stores = false;  // groups_from's output runs with streaming stores (host_stream_outputs)
 
   static index_type padded(index_type n, index_type b) { return (n + b - 1) / b * b; }
   // One group's packed chunk of both operands, in elements.
@@ -718,7 +719,8 @@ struct ContractBlockHostCellVecKernel {
 
   // The g whole groups of cells from c0, packed together per chunk of K (pack_groups), then each
   // group's blocks as in group(), into scratch `os` (output (l, r) a run of g W cells); the runs
-  // are then stored (or added) whole, where stored in place they were lines C elements apart.
+  // are then stored (or added) whole, where stored in place they were lines C elements apart;
+  // with nt_stores, through host_stream_run (and a fence at the end).
   void groups_from(index_type c0, index_type g, T* ap, T* os) const {
     const index_type stride = panel_elems(p, kc), ol = g * W, orr = g * W * p.L;
     T* bp = ap + padded(p.L, MR) * kc * W;
@@ -734,10 +736,13 @@ struct ContractBlockHostCellVecKernel {
         const T* s = os + l * ol + r * orr;
         if (p.sum_into) {
           for (index_type w = 0; w < g * W; w += W) HV::store(o + w, HV::load(o + w) + HV::load(s + w));
+        } else if (nt_stores) {
+          host_stream_run(o, s, g * W);
         } else {
           for (index_type w = 0; w < g * W; w += W) HV::store(o + w, HV::load(s + w));
         }
       }
+    if (nt_stores) host_stream_fence();
   }
 
   template <class Member>
@@ -803,7 +808,8 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
                                           Exec::concurrency());
     TeamPolicy<Exec> policy((p.C + g * K::W - 1) / (g * K::W), AUTO);
     policy.set_scratch_size(0, PerTeam(K::scratch_bytes(p, kc, g)));
-    parallel_for(policy, K{p, kc, g});
+    const bool nt = host_stream_outputs(p.L, p.R, p.K, p.C * p.L * p.R * static_cast<index_type>(sizeof(T)), p.sum_into);
+    parallel_for(policy, K{p, kc, g, nt});
     return true;
   };
   if (host_wide_panels(sizeof(T), std::numeric_limits<int>::max())) {

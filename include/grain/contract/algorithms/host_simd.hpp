@@ -236,6 +236,53 @@ struct HostVector {
 };
 #endif
 
+// dst[0 .. n) = src[0 .. n): the 64-byte lines of dst that the run covers whole with streaming
+// (non-temporal) stores, which do not read the line first; the partial lines at either end with
+// plain stores. host_stream_fence() orders them before another thread reads dst.
+template <class T>
+inline void host_stream_run(T* dst, const T* src, std::ptrdiff_t n) {
+  std::ptrdiff_t i = 0;
+#if defined(__AVX512F__)
+  constexpr std::ptrdiff_t W = 64 / sizeof(T);
+  std::ptrdiff_t head = static_cast<std::ptrdiff_t>(((64 - (reinterpret_cast<std::uintptr_t>(dst) & 63)) & 63) / sizeof(T));
+  if (head > n) head = n;
+  for (; i < head; ++i) dst[i] = src[i];
+  for (; i + W <= n; i += W) {
+    if constexpr (sizeof(T) == 4)
+      _mm512_stream_ps(reinterpret_cast<float*>(dst + i), _mm512_loadu_ps(reinterpret_cast<const float*>(src + i)));
+    else
+      _mm512_stream_pd(reinterpret_cast<double*>(dst + i), _mm512_loadu_pd(reinterpret_cast<const double*>(src + i)));
+  }
+#endif
+  for (; i < n; ++i) dst[i] = src[i];
+}
+inline void host_stream_fence() {
+#if defined(__AVX512F__)
+  _mm_sfence();
+#endif
+}
+
+// Whether `block`'s LayoutLeft FieldField kernel (ContractBlockHostCellVecKernel, its path of
+// several groups a team) stores its output runs with host_stream_run: with AVX-512, outputs
+// overwritten (not summed into), of at least 32 MiB (far past the caches, so nobody reads them
+// back from there), and at least a quarter of the bytes moved (3 L R >= (L + R) K: FieldFieldScalar
+// Q1-Q3). A plain store first reads its line from memory (write-allocate), so the outputs cost
+// twice their bytes; in runs of 1-2 KB, C elements apart, those reads also wait on latency.
+// Session 24, the 2-core AVX-512 Xeon, 2 threads, 128 MiB, medians of 4-5 alternating rounds
+// (docs/performance.md): FieldFieldScalar Q1 float 22.4 -> 19.2 ms, double 23.9 -> 20.3, Q2 float
+// 41.4 -> 34.2, double 42.5 -> 39.8, Q3 float 55.2 -> 52.4 (fastest 52.6 -> 42.5); where the outputs
+// are a small share (FieldFieldVector and FieldFieldTensor Q1: 1/13 and 1/37 of the bytes) level
+// or up to 7% slower.
+inline bool host_stream_outputs(std::int64_t L, std::int64_t R, std::int64_t K, std::int64_t out_bytes,
+                                bool sum_into) {
+#if defined(__AVX512F__)
+  return !sum_into && out_bytes >= (std::int64_t(32) << 20) && 3 * L * R >= (L + R) * K;
+#else
+  (void)L, (void)R, (void)K, (void)out_bytes, (void)sum_into;
+  return false;
+#endif
+}
+
 // Whether `block` on the CPU takes ContractBlockHostCellVecKernel (block.hpp, compiled only with
 // GCC's vector extensions): cells the unit-stride index of all three operands of the problem `p`
 // (a ContractProblem), K one level, at least W cells (one whole vector). Auto's CPU rule
