@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Session 24, run 1 (GPU machine, over .device-carry/ from `cmake --preset device && cmake --build
+# --preset device && bash scripts/device-stage.sh` at the session's final code): compute-sanitizer
+# memcheck over the CUDA contract tests, then every test suite on every back end, the contraction
+# suite in both layouts beside cuBLAS, and torch.einsum (scripts/device-run.sh "tests ff", its own
+# sanitizer loop off: racecheck needs about 290 s, and the GPU kernels have not changed since
+# session 22's run 2 passed it).
+set -u
+out=${OUT:-gpu-results}
+mkdir -p "$out/r"
+bash scripts/device-unpack.sh
+GRAIN_TEST_SMALL=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .device-carry/tests/grain_contract_tests \
+  --gtest_brief=1 --gtest_filter='*cuda*:*Cuda*' > "$out/r/memcheck-contract.log" 2>&1
+echo "SANITIZER memcheck grain_contract_tests rc=$? $(grep -E 'ERROR SUMMARY' "$out/r/memcheck-contract.log" | tail -1)" \
+  | tee -a "$out/summary.txt"
+GRAIN_TEST_SMALL=1 SANITIZE='^none$' bash scripts/device-run.sh tests ff
