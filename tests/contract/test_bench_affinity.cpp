@@ -80,12 +80,16 @@ TEST(BenchAffinity, ExecAfterRestoreSeesEveryPlace) {
 
 TEST(BenchAffinity, TeamCpusAreTheThreadsMasksTogether) {
 #if defined(GRAIN_ENABLE_OPENMP) && defined(__linux__)
-  // Each thread of the team is bound to a place of its own: together they cover as many CPUs as
-  // there are threads, up to the places' CPUs (the contraction suite warns below the threads).
+  // Each thread of the team is bound to a place of its own: together they cover at least as many
+  // CPUs as there are threads, up to the places' CPUs (the contraction suite warns below the
+  // threads). A place may hold several CPUs: on the GPU machine's 16-CPU host the runtime's
+  // default places gave 2 threads all 16 (session 24), where this VM gives each thread one.
   const std::vector<int> places = grain::bench::host_place_cpus();
   ASSERT_FALSE(places.empty());
   EXPECT_GE(grain::bench::host_team_cpus(1), 1);
-  EXPECT_EQ(grain::bench::host_team_cpus(2), std::min<int>(2, static_cast<int>(places.size())));
+  const int two = grain::bench::host_team_cpus(2);
+  EXPECT_GE(two, std::min<int>(2, static_cast<int>(places.size())));
+  EXPECT_LE(two, static_cast<int>(places.size()));
 #else
   GTEST_SKIP() << "needs OpenMP on Linux";
 #endif
