@@ -826,7 +826,7 @@ TEST(ContractBlockCellVectors, StreamRun) {
   check_stream_run<float>();
   check_stream_run<double>();
   using grain::impl::host_stream_outputs;
-#if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
+#ifdef GRAIN_HOST_STREAM_STORES
   const bool avx512 = true;
 #else
   const bool avx512 = false;

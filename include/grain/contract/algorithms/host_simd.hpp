@@ -236,13 +236,19 @@ struct HostVector {
 };
 #endif
 
+// Streaming stores (host_stream_run) where this compiler sees AVX-512 and the intrinsics' header
+// (not under nvcc, which compiles the engine in the CUDA build).
+#if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
+#define GRAIN_HOST_STREAM_STORES 1
+#endif
+
 // dst[0 .. n) = src[0 .. n): the 64-byte lines of dst that the run covers whole with streaming
 // (non-temporal) stores, which do not read the line first; the partial lines at either end with
 // plain stores. host_stream_fence() orders them before another thread reads dst.
 template <class T>
 inline void host_stream_run(T* dst, const T* src, std::ptrdiff_t n) {
   std::ptrdiff_t i = 0;
-#if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
+#ifdef GRAIN_HOST_STREAM_STORES
   constexpr std::ptrdiff_t W = 64 / sizeof(T);
   std::ptrdiff_t head = static_cast<std::ptrdiff_t>(((64 - (reinterpret_cast<std::uintptr_t>(dst) & 63)) & 63) / sizeof(T));
   if (head > n) head = n;
@@ -257,7 +263,7 @@ inline void host_stream_run(T* dst, const T* src, std::ptrdiff_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 inline void host_stream_fence() {
-#if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
+#ifdef GRAIN_HOST_STREAM_STORES
   _mm_sfence();
 #endif
 }
@@ -275,7 +281,7 @@ inline void host_stream_fence() {
 // or up to 7% slower.
 inline bool host_stream_outputs(std::int64_t L, std::int64_t R, std::int64_t K, std::int64_t out_bytes,
                                 bool sum_into) {
-#if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
+#ifdef GRAIN_HOST_STREAM_STORES
   return !sum_into && out_bytes >= (std::int64_t(32) << 20) && 3 * L * R >= (L + R) * K;
 #else
   (void)L, (void)R, (void)K, (void)out_bytes, (void)sum_into;
