@@ -10,9 +10,15 @@ Same kernels, cases (Q1..Q4), cell-count rule and JSON format as `grain bench co
 
 The copy bandwidth (a device-to-device tensor copy) and the GEMM peak (torch.matmul, TF32 off)
 are measured in the same run. Each time is the median (and minimum) of --reps CUDA-event timed
-calls after warm-up, on random data in contiguous (row-major, grain's LayoutRight) tensors; each
-result is checked against a float64 evaluation of a sample of cells on the CPU. Rows carry
-algorithm "torch-einsum"; "selected" is false ("verified" says whether the check passed).
+calls after warm-up, on random data; each result is checked against a float64 evaluation of a
+sample of cells on the CPU. Rows carry algorithm "torch-einsum"; "selected" is false ("verified"
+says whether the check passed).
+
+--layout sets the memory order of the inputs, as grain's layouts do: `right` (the default)
+contiguous row-major tensors, cells slowest; `left` the same logical tensors with the cell index
+unit-stride and the last index slowest (grain's LayoutLeft, made by permuting a contiguous tensor
+of the reversed shape), which is what a PyTorch user holding LayoutLeft data passes; `both` times
+each case in both. The output is whatever torch.einsum returns. Rows carry "layout_left" 0 or 1.
 Needs only python3 and torch (CUDA build; --device cpu runs on the CPU for a smoke test).
 """
 import argparse
@@ -92,12 +98,16 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--json", default=None, help="write the BENCHMARKS.md JSON here")
     p.add_argument("--device", default="cuda", help="cuda (default) or cpu (a smoke test only)")
+    p.add_argument("--layout", default="right", help="right (row-major inputs), left (cells unit-stride) or both")
     p.add_argument("--dry-run", action="store_true", help="print the cases and exit (no torch needed)")
     args = p.parse_args(argv)
     if args.reps < 10 and not args.dry_run:
         sys.exit("--reps must be at least 10 (BENCHMARKS.md)")
     if args.budget_mib <= 0:
         sys.exit("--budget-mib must be positive")
+    if args.layout not in ("right", "left", "both"):
+        sys.exit("--layout must be right, left or both (got %r)" % args.layout)
+    layouts = [0, 1] if args.layout == "both" else [1 if args.layout == "left" else 0]
     shapes = plan(args)
 
     if args.dry_run:
@@ -171,14 +181,17 @@ def main(argv=None):
     rows = []
     gen = torch.Generator(device=dev)
     gen.manual_seed(7)
-    for s in shapes:
+    for s, layout_left in [(s, ll) for s in shapes for ll in layouts]:
         dt = tdt[s["dtype"]]
 
         def rand(shape):
-            # +/-[0.5, 1.5): random and non-zero.
-            x = torch.rand(shape, dtype=dt, device=dev, generator=gen) + 0.5
-            sign = torch.randint(0, 2, shape, device=dev, generator=gen, dtype=torch.int8)
-            return torch.where(sign == 0, x, -x)
+            # +/-[0.5, 1.5): random and non-zero. LayoutLeft: stored in the reversed index order
+            # (the cell index unit-stride), seen through a permutation in the logical order.
+            stored = list(reversed(shape)) if layout_left else list(shape)
+            x = torch.rand(stored, dtype=dt, device=dev, generator=gen) + 0.5
+            sign = torch.randint(0, 2, stored, device=dev, generator=gen, dtype=torch.int8)
+            x = torch.where(sign == 0, x, -x)
+            return x.permute(*reversed(range(len(shape)))) if layout_left else x
 
         try:
             left = rand(s["left"])
@@ -199,7 +212,8 @@ def main(argv=None):
             verified = bool(torch.isfinite(out).all().item()) and bool(((got - ref).abs() <= tol * mag + 1e-30).all().item())
             del left, right, out
         except RuntimeError as e:  # out of memory and the like: report and go on
-            print("  %s %s %s: failed: %s" % (s["kernel"], s["case"], s["dtype"], str(e).splitlines()[0]),
+            print("  %s %s %s %s: failed: %s" % (s["kernel"], s["case"], s["dtype"], "left" if layout_left else "right",
+                                                str(e).splitlines()[0]),
                   file=sys.stderr)
             if gpu:
                 torch.cuda.empty_cache()
@@ -212,11 +226,11 @@ def main(argv=None):
             "C": s["C"], "L": s["L"], "R": s["R"], "P": s["P"], "D1": s["D1"], "D2": s["D2"],
             "ms": t_med, "ms_min": t_min, "bytes": s["bytes"], "flops": s["flops"],
             "GBps": s["bytes"] / sec / 1e9, "GFLOPs": s["flops"] / sec / 1e9, "roofline": floor / sec,
-            "budget_MiB": s["budget_MiB"], "layout_left": 0, "reps": args.reps,
+            "budget_MiB": s["budget_MiB"], "layout_left": layout_left, "reps": args.reps,
         }
         rows.append(row)
-        print("  %-18s %-3s %-6s torch-einsum %10.4f ms %8.1f GB/s %8.1f GFLOP/s  roofline %.3f%s" % (
-            s["kernel"], s["case"], s["dtype"], t_med, row["GBps"], row["GFLOPs"], row["roofline"],
+        print("  %-18s %-3s %-6s %-5s torch-einsum %10.4f ms %8.1f GB/s %8.1f GFLOP/s  roofline %.3f%s" % (
+            s["kernel"], s["case"], s["dtype"], "left" if layout_left else "right", t_med, row["GBps"], row["GFLOPs"], row["roofline"],
             "" if verified else "  (WRONG RESULT)"), flush=True)
 
     doc = {"device": device_name, "backend": "cuda" if gpu else "openmp", "threads": threads,

@@ -6,7 +6,9 @@ files and (optionally) a `bench/torch_einsum.py --json` file of the same run.
 
 One row per (kernel, case, dtype): Auto's pick, its time and roofline, the fastest grain
 algorithm, auto/best, and the cuBLAS / OpenBLAS and torch.einsum times with peer/Auto (> 1:
-grain ahead)."""
+grain ahead). torch.einsum's time is the one on inputs in the suite's layout where the torch file
+has it (`torch_einsum.py --layout left|both`), else on row-major inputs; for a LayoutLeft suite
+with both in the file, a last column gives torch on row-major inputs as well."""
 import argparse
 import json
 
@@ -24,7 +26,9 @@ def main():
     torch = {}
     if a.torch:
         for r in json.load(open(a.torch))["rows"]:
-            torch[(r["kernel"], r["case"], r["dtype"])] = r["ms"]
+            torch[(r["kernel"], r["case"], r["dtype"], r.get("layout_left", 0))] = r["ms"]
+    left = bool(rows) and rows[0].get("layout_left", 0) == 1
+    both = left and any(k[3] == 1 for k in torch) and any(k[3] == 0 for k in torch)
     keys = []
     for r in rows:
         k = (r["kernel"], r["case"], r["dtype"])
@@ -33,8 +37,9 @@ def main():
     print("Device %s, copy %.0f GB/s, GEMM peak %.0f / %.0f GFLOP/s (float / double)." %
           (suite["device"], suite["copy_GBps"], suite["peak_GFLOPs"]["float"], suite["peak_GFLOPs"]["double"]))
     print()
-    print("| kernel | case | dtype | Auto | Auto ms | roofline | best (ms) | auto/best | peer ms | peer/Auto | torch ms | torch/Auto |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| kernel | case | dtype | Auto | Auto ms | roofline | best (ms) | auto/best | peer ms | peer/Auto | torch ms | torch/Auto |"
+          + (" torch row-major / Auto |" if both else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if both else ""))
     for k in keys:
         mine = [r for r in rows if (r["kernel"], r["case"], r["dtype"]) == k]
         grain_rows = [r for r in mine if r["algorithm"] not in PEERS]
@@ -44,12 +49,14 @@ def main():
         auto = auto[0]
         best = min(grain_rows, key=lambda r: r["ms"])
         peer = [r for r in mine if r["algorithm"] in PEERS]
-        t = torch.get(k)
-        print("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s | %s | %s |" % (
+        t = torch.get(k + (1 if left else 0,), torch.get(k + (0,)))
+        t_rm = torch.get(k + (0,))
+        print(("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s | %s | %s |" % (
             k[0], k[1], k[2], auto["algorithm"], auto["ms"], auto["roofline"], best["algorithm"], best["ms"],
             auto["ms"] / best["ms"],
             "%.3f" % peer[0]["ms"] if peer else "-", "%.2f" % (peer[0]["ms"] / auto["ms"]) if peer else "-",
             "%.3f" % t if t else "-", "%.2f" % (t / auto["ms"]) if t else "-"))
+              + ((" %s |" % ("%.2f" % (t_rm / auto["ms"]) if t_rm else "-")) if both else ""))
 
 
 if __name__ == "__main__":

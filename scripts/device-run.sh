@@ -4,7 +4,7 @@
 # benchmarks. Writes summary.txt and results.tar.gz under $OUT (or ./gpu-results).
 #   usage: scripts/device-run.sh [tests|bench|ff|cp|all]...   (default all; several may be named)
 #     ff: the nine contractions in both layouts, Auto's candidates on the GPU (flat, tile, block,
-#         blas, team-small-k, team-stride) beside cuBLAS
+#         blas, team-small-k, team-stride) beside cuBLAS, and torch.einsum in both layouts
 #     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
 #     cp: MTTKRP and CP-ALS on Genten's tensors (GPU), the 1M-nonzero tensor on 2 CPU threads,
 #         and the .tns read rate
@@ -50,8 +50,13 @@ if has ff; then
       --algorithm flat,tile,block,blas,mma,team-small-k,team-stride,cublas-strided-batched --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
     say "bench contract layout $layout rc=$?"; tail -n 75 "$out/r/ff-$layout.txt" >> "$log"
   done
-  timeout 300 python3 bench/torch_einsum.py --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
+  # torch.einsum on row-major inputs and on the same LayoutLeft strides as grain's left suite.
+  timeout 420 python3 bench/torch_einsum.py --layout both --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
   say "torch einsum rc=$?"
+  for layout in left right; do
+    python3 scripts/contract-table.py "$out/r/ff-$layout.json" "$out/r/torch.json" --kernels FieldField > "$out/r/table-$layout.md" 2>&1
+    cat "$out/r/table-$layout.md" >> "$log"
+  done
 fi
 
 if has cpu-contract; then
