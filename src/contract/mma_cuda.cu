@@ -906,6 +906,10 @@ template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
   if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
   if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
+  if constexpr (std::is_same_v<T, float>) {
+    // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
+    if (shape >= 8 && !(p.a_c == 1 && p.b_c == 1) && !wgmma_k_rows(p)) shape = 1;
+  }
   switch (shape) {
     case 8:
     case 9:
@@ -967,7 +971,11 @@ void contract_mma_any(const ContractProblem<T>& p) {
                 device.id, " has ", major, ".", minor);
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
-  const bool wgmma = is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128);
+  bool k_rows = false;  // LayoutRight rows the warpgroup kernel's TMA copies take
+  if constexpr (std::is_same_v<T, float>) k_rows = major == 9 && minor == 0 && wgmma_k_rows(p);
+  const bool wgmma =
+      is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128 || k_rows) &&
+      ((p.a_c == 1 && p.b_c == 1) || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
   int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
@@ -980,6 +988,11 @@ void contract_mma_any(const ContractProblem<T>& p) {
 void contract_mma_cuda(const ContractProblem<double>& p) { contract_mma_any(p); }
 void contract_mma_cuda(const ContractProblem<float>& p) { contract_mma_any(p); }
 int contract_mma_shape_count() { return kMmaShapes; }
+bool contract_mma_k_rows(const ContractProblem<float>& p) {
+  if (cuda_device_count() <= 0) return false;
+  const CudaDeviceInfo& device = cuda_device();
+  return device.cc_major == 9 && device.cc_minor == 0 && wgmma_k_rows(p);
+}
 void contract_mma_force_shape(int shape) {
   if (shape < -1 || shape >= kMmaShapes)
     throw_error("grain::impl::contract_mma_force_shape: shape ", shape, " is not -1 or 0..", kMmaShapes - 1);

@@ -13,4 +13,10 @@ namespace grain::impl {
 // lead: TMA stages in flight, 2 or 3 (tests), or 0: chosen by the stages a block runs.
 void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split, int lead = 0);
 
+// Whether the warpgroup kernel's row copies apply: operands with rows unit-stride along K
+// (LayoutRight; cells not unit-stride), one K level, row and cell strides and bases that a tensor
+// map takes (16-byte multiples: K a multiple of 4), the output's fields unit-stride. Such
+// operands run only through those copies.
+bool wgmma_k_rows(const ContractProblem<float>& p);
+
 }  // namespace grain::impl

@@ -294,7 +294,12 @@ struct LoadStager {
 // every thread then splits its 4 cells x 4 indices of one row from there. The warp's lanes take 2
 // cell quads x 4 rows, so both the raw reads ([index][row][cell]) and the split stores are free
 // of bank conflicts.
-template <int R, int A>
+// Rows = true: the same for operands whose rows are unit-stride along K (LayoutRight): the boxes
+// are 8 indices x 64 rows x 8 cells ([cell][row][index] in shared memory, 32-byte rows swizzled by
+// the TMA: a row's two 16-byte halves swap where bit 7 of its offset is set), and a warp's lanes
+// take 8 neighbouring rows x 2 index quads x 2 cell quads, so the raw reads (one 16-byte load per
+// cell: 4 indices of one row) and the split stores are both free of bank conflicts.
+template <int R, int A, bool Rows = false>
 struct TmaStager {
   static constexpr int box = kG * kT * kKC * 4;  // one operand's box, bytes
   static constexpr int smem = R * 2 * box + R * 8;
@@ -307,18 +312,29 @@ struct TmaStager {
   __device__ TmaStager(const ContractProblem<float>&, const WgMaps&, unsigned char* base, int tid_, index_type,
                        index_type, index_type, index_type first)
       : raw(base), bar(reinterpret_cast<std::uint64_t*>(base + R * 2 * box)), tid(tid_), ch0(first) {
-    role.cq = tid & 1;
-    const int row = 4 * (tid >> 4) + ((tid >> 1) & 3);
-    role.kq = (tid >> 3) & 1;
+    int row;
+    if constexpr (Rows) {
+      row = 8 * (tid >> 5) + (tid & 7);
+      role.kq = (tid >> 3) & 1, role.cq = (tid >> 4) & 1;
+    } else {
+      role.cq = tid & 1;
+      row = 4 * (tid >> 4) + ((tid >> 1) & 3);
+      role.kq = (tid >> 3) & 1;
+    }
     role.right = row >= kT, role.rr = row & (kT - 1);
   }
   __device__ void issue(const WgMaps& maps, index_type ch, index_type c0, index_type l0, index_type r0) {
     const int slot = static_cast<int>(ch % R);
     unsigned char* d = raw + slot * 2 * box;
     mbar_expect(bar + slot, 2 * box);
-    const int k0 = static_cast<int>((ch0 + ch) * kKC);
-    tma_load(d, &maps.a, static_cast<int>(c0), static_cast<int>(l0), k0, bar + slot);
-    tma_load(d + box, &maps.b, static_cast<int>(c0), static_cast<int>(r0), k0, bar + slot);
+    const int k0 = static_cast<int>((ch0 + ch) * kKC), c = static_cast<int>(c0);
+    if constexpr (Rows) {
+      tma_load(d, &maps.a, k0, static_cast<int>(l0), c, bar + slot);
+      tma_load(d + box, &maps.b, k0, static_cast<int>(r0), c, bar + slot);
+    } else {
+      tma_load(d, &maps.a, c, static_cast<int>(l0), k0, bar + slot);
+      tma_load(d + box, &maps.b, c, static_cast<int>(r0), k0, bar + slot);
+    }
   }
   __device__ void start(const ContractProblem<float>&, index_type chunks, const WgMaps& maps, index_type c0,
                         index_type l0, index_type r0) {
@@ -333,11 +349,23 @@ struct TmaStager {
   __device__ void fill(const ContractProblem<float>&, index_type ch, index_type, unsigned char* s) {
     const int slot = static_cast<int>(ch % R);
     mbar_wait(bar + slot, static_cast<unsigned>((ch / R) & 1));
-    const unsigned char* q =
-        raw + slot * 2 * box + (role.right ? box : 0) + ((4 * role.kq * kT + role.rr) * kG + 4 * role.cq) * 4;
+    const unsigned char* b = raw + slot * 2 * box + (role.right ? box : 0);
     float4 x[4];
+    if constexpr (Rows) {
+      float y[4][4];  // y[j][i]: cell 4 cq + j, index 4 kq + i
 #pragma unroll
-    for (int i = 0; i < 4; ++i) x[i] = *reinterpret_cast<const float4*>(q + i * kT * kG * 4);
+      for (int j = 0; j < 4; ++j) {
+        int off = ((4 * role.cq + j) * kT + role.rr) * kKC * 4 + 16 * role.kq;
+        off ^= (off >> 3) & 16;  // the TMA's 32-byte swizzle
+        *reinterpret_cast<float4*>(y[j]) = *reinterpret_cast<const float4*>(b + off);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) x[i] = make_float4(y[0][i], y[1][i], y[2][i], y[3][i]);
+    } else {
+      const unsigned char* q = b + ((4 * role.kq * kT + role.rr) * kG + 4 * role.cq) * 4;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) x[i] = *reinterpret_cast<const float4*>(q + i * kT * kG * 4);
+    }
     put_split(s + role.split_offset(), x);
   }
   // Every thread has read stage ch's raw buffer: it takes stage ch + A.
@@ -418,6 +446,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   __syncthreads();
+  if (out_vec == 0) {  // the output's fields unit-stride (LayoutRight): neighbouring threads on neighbouring columns
+    for (int e = tid; e < kG * kT * kT; e += kThreads) {
+      const int col = e % kT, rw = (e / kT) % kT, q = e / (kT * kT);
+      const index_type cc = c0 + q, l = l0 + rw, r = r0 + col;
+      if (cc < p.C && l < p.L && r < p.R) {
+        Pack<float, 1> v;
+        v.x[0] = res[q * kOutCell + rw * kOutRow + col];
+        store_cells<float, 1>(p.out + cc * p.o_c + l * p.o_l + r, v, p.sum_into, splits > 1);
+      }
+    }
+    return;
+  }
   // Thread e takes cells c0 + W q .. + W - 1 of one (row, col), W = out_vec.
   auto store = [&](auto vec) {
     constexpr int W = decltype(vec)::value, run = kG / W;
@@ -467,7 +507,8 @@ void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_v
 // of half the length) 0.82 -> 0.76 ms; FieldFieldTensor Q3 (455 tiles, 72 stages: 4 rounds
 // against 3.5) lost, 0.49 -> 0.575, to the zeroing, the atomic adds and the second result pass.
 int wgmma_splits(const ContractProblem<float>& p, bool force) {
-  const bool dense = p.o_c == 1 && p.o_l == p.C && p.o_r == p.C * p.L;
+  const bool dense = (p.o_c == 1 && p.o_l == p.C && p.o_r == p.C * p.L) ||  // LayoutLeft
+                     (p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R);    // LayoutRight
   if (p.sum_into || !dense) return 1;
   if (force) return 2;
   const index_type sms = cuda_device().sm_count > 0 ? cuda_device().sm_count : 1;
@@ -481,8 +522,11 @@ int wgmma_splits(const ContractProblem<float>& p, bool force) {
 // k), boxes of 8 x 64 x 8, zeros out of bounds. False where the tensor map cannot describe it.
 // L2 promotion 128 bytes (H100, session 13, run 16: against none and 64 bytes, FieldFieldTensor Q3
 // float 0.565 -> 0.506 ms, Q4 0.78 -> 0.755; 256 bytes equal at Q3 and 5% slower at Q4).
+// k_rows: an operand whose rows are unit-stride along K (LayoutRight): (contracted index, rows,
+// cells) with byte strides (rows, cells), boxes of 8 x 64 x 8 swizzled 32 bytes (TmaStager<..,
+// true>); third_stride is then the cell stride.
 bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type rows, index_type K, index_type row_stride,
-                index_type k_stride) {
+                index_type third_stride, bool k_rows = false) {
   using Encode = PFN_cuTensorMapEncodeTiled_v12000;
   static const Encode encode = [] {
     void* fn = nullptr;
@@ -495,14 +539,17 @@ bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type ro
   }();
   constexpr index_type kMaxDim = index_type(1) << 31, kMaxStride = index_type(1) << 40;
   if (!encode || C >= kMaxDim || rows >= kMaxDim || K >= kMaxDim) return false;
-  const index_type sr = row_stride * 4, sk = k_stride * 4;
-  if (sr <= 0 || sk <= 0 || sr % 16 || sk % 16 || sr >= kMaxStride || sk >= kMaxStride) return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(K)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(sr), static_cast<cuuint64_t>(sk)};
-  const cuuint32_t box[3] = {kG, kT, kKC}, unit[3] = {1, 1, 1};
+  const index_type sr = row_stride * 4, s3 = third_stride * 4;
+  if (sr <= 0 || s3 <= 0 || sr % 16 || s3 % 16 || sr >= kMaxStride || s3 >= kMaxStride) return false;
+  if (reinterpret_cast<std::uintptr_t>(base) % 16) return false;
+  const cuuint64_t first = static_cast<cuuint64_t>(k_rows ? K : C), last = static_cast<cuuint64_t>(k_rows ? C : K);
+  const cuuint64_t dims[3] = {first, static_cast<cuuint64_t>(rows), last};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(sr), static_cast<cuuint64_t>(s3)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(k_rows ? kKC : kG), kT, static_cast<cuuint32_t>(k_rows ? kG : kKC)},
+                   unit[3] = {1, 1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(base), dims, strides, box, unit,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                CU_TENSOR_MAP_INTERLEAVE_NONE, k_rows ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. H100,
@@ -518,9 +565,24 @@ int wgmma_lead(const ContractProblem<float>& p, int splits) {
 
 }  // namespace
 
+bool wgmma_k_rows(const ContractProblem<float>& p) {
+  if ((p.a_c == 1 && p.b_c == 1) || !p.k_unit() || p.K <= 1 || !(p.o_r == 1 || p.R <= 1)) return false;
+  WgMaps maps{};
+  return encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
+         encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true);
+}
+
 void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split, int lead) {
   WgMaps maps{};
   const int splits = wgmma_splits(p, force_split);
+  if (!(p.a_c == 1 && p.b_c == 1)) {  // rows unit-stride along K: TMA copies only (LoadStager reads cells-fastest)
+    if (!(encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
+          encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true)))
+      throw_error(p.function, ": algorithm 'mma': internal error: the warpgroup kernel's row copies do not apply");
+    out_vec = p.o_r == 1 ? 0 : 1;
+    if ((lead ? lead : wgmma_lead(p, splits)) == 3) return launch_wgmma<TmaStager<3, 3, true>>(p, maps, out_vec, splits);
+    return launch_wgmma<TmaStager<3, 2, true>>(p, maps, out_vec, splits);
+  }
   if (tma && p.cells_packed(4) && p.K1 == 1 && p.K > 1 && encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_s0) &&
       encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_s0)) {
     if ((lead ? lead : wgmma_lead(p, splits)) == 3) return launch_wgmma<TmaStager<3, 3>>(p, maps, out_vec, splits);

@@ -43,7 +43,7 @@ bool applies(ContractAlgorithm a) {
 #endif
     case ContractAlgorithm::Mma:
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
-      return Family == 2 && std::is_same_v<Exec, grain::Cuda> && std::is_same_v<Layout, grain::LayoutLeft>;
+      return Family == 2 && std::is_same_v<Exec, grain::Cuda>;  // LayoutLeft and LayoutRight
 #else
       return false;
 #endif
@@ -1116,10 +1116,13 @@ TEST(ContractDot, StridedPartialSums) {
 // (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
 // 16-byte loads; 9 at C = 20: its TMA copies, 3 stages in flight; 10: split K; 11 at C = 20: TMA
 // with 2 stages in flight) and whatever the default picks on this device.
+// Layout = LayoutRight runs the warpgroup kernel's row copies (shapes 8-11, and the default on 9.0)
+// and the copied kernel over K-contiguous rows (1).
+template <class Layout = grain::LayoutLeft>
 void mma_float_accuracy(std::size_t C, int shape) {
   constexpr std::size_t F = 125, K = 216;
-  using HV = grain::View<float***, grain::LayoutLeft, grain::HostSpace>;
-  using DV = grain::View<float***, grain::LayoutLeft, grain::CudaSpace>;
+  using HV = grain::View<float***, Layout, grain::HostSpace>;
+  using DV = grain::View<float***, Layout, grain::CudaSpace>;
   HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
   std::mt19937_64 g(77);
   std::uniform_real_distribution<float> u(0.5f, 1.0f);
@@ -1166,8 +1169,8 @@ void mma_float_accuracy(std::size_t C, int shape) {
             << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
             << ", double reference " << ref;
       }
-  std::printf("[ contract ] mma float, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n",
-              C, shape, worst, worst_tf32);
+  std::printf("[ contract ] mma float, %s, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n",
+              std::is_same_v<Layout, grain::LayoutLeft> ? "LayoutLeft" : "LayoutRight", C, shape, worst, worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
@@ -1175,6 +1178,7 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   for (int shape : {-1, 1, 8, 9, 10}) mma_float_accuracy(19, shape);
   for (int shape : {-1, 7, 8, 9, 10, 11}) mma_float_accuracy(20, shape);
+  for (int shape : {-1, 1, 9, 10, 11}) mma_float_accuracy<grain::LayoutRight>(19, shape);
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
@@ -1184,20 +1188,24 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
 // float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and
 // 64-row tiles, several tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting
 // a NaN-poisoned output and then accumulating into it, against a double loop on the host.
-template <class T>
+// Layout = LayoutRight: the same over K-contiguous rows; with P = 12 (K = 36, rows 16-byte
+// multiples) float's shapes 8-11 take the warpgroup kernel's row copies (TMA boxes of 8 cells,
+// zeros past C, L, R and K; results stored fields-fastest; 10: two blocks adding into the zeroed
+// output), with P = 13 (K = 39) they fall back to 1.
+template <class T, class Layout = grain::LayoutLeft, std::size_t P = 13>
 void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
-  constexpr std::size_t L = 70, R = 45, P = 13, D = 3;
-  using HL = grain::View<T****, grain::LayoutLeft, grain::HostSpace>;
-  using HO = grain::View<T***, grain::LayoutLeft, grain::HostSpace>;
-  using DL = grain::View<T****, grain::LayoutLeft, grain::CudaSpace>;
-  using DO = grain::View<T***, grain::LayoutLeft, grain::CudaSpace>;
+  constexpr std::size_t L = 70, R = 45, D = 3;
+  using HL = grain::View<T****, Layout, grain::HostSpace>;
+  using HO = grain::View<T***, Layout, grain::HostSpace>;
+  using DL = grain::View<T****, Layout, grain::CudaSpace>;
+  using DO = grain::View<T***, Layout, grain::CudaSpace>;
   HL hl("left", C, L, P, D), hr("right", C, R, P, D);
   HO ho("out", C, L, R);
   grain::test::fill_random(hl, 901);
   grain::test::fill_random(hr, 902);
   // left_offset > 0: the left operand starts that many elements past its allocation's (16-byte
   // aligned) start, so no kernel may assume an aligned base.
-  grain::View<T*, grain::LayoutLeft, grain::CudaSpace> left_store("left_store", C * L * P * D + left_offset);
+  grain::View<T*, Layout, grain::CudaSpace> left_store("left_store", C * L * P * D + left_offset);
   DL dl(left_store.data() + left_offset, C, L, P, D), dr("right_d", C, R, P, D);
   DO dout("out_d", C, L, R);
   grain::deep_copy(dl, hl);
@@ -1238,8 +1246,9 @@ void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
             ADD_FAILURE() << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
                           << ", expected " << 2 * ref[i];
         }
-    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, C = " << C << ", left offset "
-                       << left_offset << ")";
+    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, "
+                       << (std::is_same_v<Layout, grain::LayoutLeft> ? "LayoutLeft" : "LayoutRight") << ", C = " << C
+                       << ", K = " << P * D << ", left offset " << left_offset << ")";
   }
   grain::impl::contract_mma_force_shape(-1);
   EXPECT_THROW(grain::impl::contract_mma_force_shape(shapes), grain::Error);
@@ -1256,6 +1265,13 @@ TEST(ContractMma, EveryBlockShapeFloat) {
   mma_every_shape<float>(37, 1);  // unaligned left base: 4-byte loads
   mma_every_shape<float>(42);
   mma_every_shape<float>(44);
+}
+TEST(ContractMma, EveryBlockShapeLayoutRight) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  mma_every_shape<float, grain::LayoutRight, 12>(37);
+  mma_every_shape<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, shape 1
+  mma_every_shape<float, grain::LayoutRight, 13>(44);
+  mma_every_shape<double, grain::LayoutRight, 12>(37);
 }
 #endif
 

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include <unistd.h>
 
+#include "grain/core/backend/cuda_runtime.hpp"  // cuda_device (CUDA builds)
 #include "grain/contract/select.hpp"
 #include "grain/contract/tuning.hpp"
 #include "grain/grain.hpp"
@@ -581,6 +583,50 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(7281, 4, 576, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(100000, 4, 100, 0.0, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
+}
+
+// The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float with
+// K >= 512 on compute capability 9.0, where mma's warpgroup kernel takes the rows through TMA
+// copies (session 25, H100: 1.05-1.11x cuBLAS at K = 576-1944, behind at K = 64 and 216).
+TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  // The operands' base: a tensor map is encoded (never read), which needs a 16-byte aligned device
+  // address where there is a device.
+  alignas(16) static float host_rows[4] = {};
+  const float* rows = host_rows;
+#if defined(GRAIN_ENABLE_CUDA)
+  std::unique_ptr<grain::View<float*, grain::CudaSpace>> device_rows;
+  if (grain::impl::cuda_device_count() > 0) {
+    device_rows = std::make_unique<grain::View<float*, grain::CudaSpace>>("rows", 4);
+    rows = device_rows->data();
+  }
+#endif
+  auto ffr = [rows](grain::index_type C, grain::index_type F, grain::index_type P) {
+    auto p = field_field_right<float>(C, F, P);
+    p.a = p.b = rows;
+    return p;
+  };
+  using grain::impl::contract_auto_algorithm;
+  EXPECT_EQ(contract_auto_algorithm(ffr(4971, 125, 216), ContractExec::Cuda), ContractAlgorithm::Blas);  // K < 512
+  EXPECT_EQ(contract_auto_algorithm(ffr(32768, 64, 64), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ffr(500, 125, 1943), ContractExec::Cuda), ContractAlgorithm::Blas);  // K % 4 != 0
+  EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(276, 125, 1944), ContractExec::Cuda), ContractAlgorithm::Blas);
+  const auto long_k = ffr(552, 125, 1944);
+#if defined(GRAIN_ENABLE_CUDA)
+  const bool hopper = grain::impl::cuda_device_count() > 0 && grain::impl::cuda_device().cc_major == 9 &&
+                      grain::impl::cuda_device().cc_minor == 0;
+  EXPECT_EQ(grain::impl::contract_mma_k_rows(long_k), hopper);
+  EXPECT_FALSE(grain::impl::contract_mma_k_rows(ffr(500, 125, 1943)));
+  auto left = field_field_left<float>(552, 125, 1944);
+  left.a = left.b = rows;
+  EXPECT_FALSE(grain::impl::contract_mma_k_rows(left));  // cells unit-stride: not rows
+  EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), hopper ? ContractAlgorithm::Mma : ContractAlgorithm::Blas);
+#else
+  EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), ContractAlgorithm::Blas);
+#endif
 }
 
 // Rows whose cells are not back to back (a gap after each cell) are not staged: session 6's rules

@@ -27,6 +27,10 @@ void contract_mma_cuda(const ContractProblem<float>& p);
 // to choosing per shape). For tests and experiments; GRAIN_MMA_SHAPE=N does the same per process.
 int contract_mma_shape_count();
 void contract_mma_force_shape(int shape);
+// Whether mma's warpgroup kernel takes p's rows through its TMA row copies on the current device:
+// LayoutRight operands (rows unit-stride along K, K a multiple of 4, 16-byte aligned) on compute
+// capability 9.0. False where there is no device (Auto's model asks it; see select.hpp).
+bool contract_mma_k_rows(const ContractProblem<float>& p);
 #endif
 
 }  // namespace grain::impl

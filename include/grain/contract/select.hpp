@@ -51,8 +51,10 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "grain/contract/algorithms/host_simd.hpp"  // host_prefetch_next_cell, host_dot_cells
+#include "grain/contract/engine.hpp"                  // contract_mma_k_rows (CUDA builds)
 #include "grain/contract/options.hpp"
 #include "grain/contract/problem.hpp"
 #include "grain/contract/tuning.hpp"  // issue 4: the measured winners of `grain tune`
@@ -94,9 +96,12 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
     case ContractAlgorithm::Mma:
       if (family != 2) return "mma runs each cell's GEMM on tensor cores: FieldField kernels only";
       if (e != ContractExec::Cuda) return "mma (tensor cores) runs on the GPU only: pass CudaSpace Views";
-      if (!(p.a_c == 1 && p.b_c == 1 && (p.o_c == 1 || p.C <= 1)))
-        return "mma needs LayoutLeft left, right and out (it reads neighbouring cells together; "
-               "in LayoutRight take blas)";
+      // LayoutLeft (cells unit-stride), or LayoutRight: rows unit-stride along K, the output's
+      // fields unit-stride (float on compute capability 9.0 with K a multiple of 4 takes the
+      // warpgroup kernel's row copies; the rest the per-element copies of its other kernels).
+      if (!(p.a_c == 1 && p.b_c == 1 && (p.o_c == 1 || p.C <= 1)) && !(p.k_unit() && (p.o_r == 1 || p.R <= 1)))
+        return "mma needs LayoutLeft left, right and out (cells unit-stride) or LayoutRight ones (rows "
+               "unit-stride along the contracted indices)";
       return {};
     default:
       return {};
@@ -141,6 +146,18 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   }
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
+#if defined(GRAIN_ENABLE_CUDA)
+    // LayoutRight float with long K on compute capability 9.0: mma's warpgroup kernel (3xTF32) over
+    // TMA row copies. H100, session 25, run 3, two rounds (ms, against cuBLAS strided-batched in
+    // the same run): ahead at K = 576-1944 (FieldFieldTensor Q3 0.491 / 0.515-0.526, Q4 0.756-0.761
+    // / 0.840-0.863; FieldFieldVector Q4, K = 648, 0.745-0.753 / 0.782-0.788), level at K = 192
+    // (FieldFieldVector Q3 0.543-0.546 / 0.543-0.557) and behind at K = 64 and 216
+    // (FieldFieldScalar Q3 0.723-0.730 / 0.686-0.690, Q4 0.834-0.841 / 0.809-0.824): each block's
+    // result pass weighs more with fewer stages. Elsewhere cuBLAS (blas).
+    if constexpr (std::is_same_v<T, float>) {
+      if (big && p.L > 32 && p.R > 32 && p.K >= 512 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
+    }
+#endif
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
     // LayoutLeft: the tensor cores (mma: DMMA in double, 3xTF32 in float). `grain tune` on the
     // H100 (session 4) found mma fastest in every L, R >= 16 shape with K >= 16, by up to 3.2x
