@@ -1,5 +1,8 @@
 // Algorithm::Mma — FieldField on the GPU's tensor cores, for cells-fastest operands (LayoutLeft
-// left, right and out). CUDA builds only.
+// left, right and out). CUDA builds only. LayoutRight operands (rows unit-stride along K) run
+// the same kernels over their strides: float on 9.0 through the warpgroup kernel's TMA row
+// copies where they apply (wgmma_k_rows), otherwise the copied kernel (correct, not fast: its
+// runs are single elements there; Auto takes blas).
 //   double: the FP64 tensor cores (DMMA: mma.sync m16n8k4 on compute capability 9.0, which runs at
 //           twice the rate of the m8n8k4 that 8.x has: 66 against 33 TFLOP/s on an H100), exact
 //           double arithmetic;

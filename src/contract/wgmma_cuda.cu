@@ -1,6 +1,8 @@
 // Algorithm::Mma's warpgroup kernel: FieldField in float on the Hopper tensor cores' asynchronous
 // warpgroup MMAs (wgmma, compute capability 9.0 only: this file is compiled for sm_90a alone, see
-// CMakeLists.txt), for cells-fastest operands (LayoutLeft), in the 3xTF32 split of mma_cuda.cu.
+// CMakeLists.txt), for cells-fastest operands (LayoutLeft), in the 3xTF32 split of mma_cuda.cu,
+// and for operands whose rows are unit-stride along K (LayoutRight) through TMA copies of the
+// same boxes turned round (TmaStager<R, A, true>, session 25; wgmma_k_rows).
 //
 // Why: mma_cuda.cu's float kernels issue mma.sync per warp, and each warp splits its own fragments
 // into TF32 big + small parts every step; Nsight Compute had the packed one latency-bound (8 warps
@@ -68,6 +70,9 @@ constexpr int kSbo = 128;  // between core matrices along rows (8 rows x 16 byte
 constexpr int kOutRow = kT + 8;             // result row stride, floats (conflict-free writes)
 constexpr int kOutCell = kT * kOutRow + 4;  // result cell stride, floats (conflict-free reads)
 constexpr int kNS = 2;                      // buffers of split operands
+// out_vec for an output whose fields are unit-stride (LayoutRight): runs of fields, stored in
+// 16-byte packs from their first 16-byte boundary.
+constexpr int kOutFields = 0;
 static_assert(kOutCell % 32 == 4 && kOutRow % 32 == 8, "bad wgmma result layout");
 
 constexpr int kG = 8;          // cells per block
@@ -446,14 +451,42 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   __syncthreads();
-  if (out_vec == 0) {  // the output's fields unit-stride (LayoutRight): neighbouring threads on neighbouring columns
-    for (int e = tid; e < kG * kT * kT; e += kThreads) {
-      const int col = e % kT, rw = (e / kT) % kT, q = e / (kT * kT);
-      const index_type cc = c0 + q, l = l0 + rw, r = r0 + col;
-      if (cc < p.C && l < p.L && r < p.R) {
+  // The output's fields unit-stride (LayoutRight): each (cell, row) of the tile is a run of up to
+  // kT fields, stored as 16-byte packs from its first 16-byte boundary on, 16 threads a run, one
+  // pack each; threads 0-2 also store the 0-3 fields before the first pack and threads 13-15 the
+  // 0-3 after the last, one at a time. (Session 25, H100: against one field a thread,
+  // FieldFieldScalar Q3 float 0.723 -> 0.575 ms with the rows aligned; a first form with 24 slots
+  // a run and the packs read from shared memory a field at a time was 0.666.)
+  if (out_vec == kOutFields) {
+    constexpr int slots = kT / 4;
+    for (int e = tid; e < kG * kT * slots; e += kThreads) {
+      const int slot = e % slots, rw = (e / slots) % kT, q = e / (kT * slots);
+      const index_type cc = c0 + q, l = l0 + rw;
+      if (cc >= p.C || l >= p.L) continue;
+      const int n = static_cast<int>(p.R - r0 < kT ? p.R - r0 : kT);
+      float* o = p.out + cc * p.o_c + l * p.o_l + r0;
+      const float* s = res + q * kOutCell + rw * kOutRow;  // 16-byte aligned
+      const int mis = static_cast<int>((reinterpret_cast<std::uintptr_t>(o) >> 2) & 3);
+      const int lead = (4 - mis) & 3, head = lead < n ? lead : n, packs = (n - head) >> 2;
+      if (slot < packs) {
+        const int c = head + 4 * slot;
+        Pack<float, 4> v;
+        if (head == 0) {
+          const float4 x = *reinterpret_cast<const float4*>(s + c);
+          v.x[0] = x.x, v.x[1] = x.y, v.x[2] = x.z, v.x[3] = x.w;
+        } else {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) v.x[i] = s[c + i];
+        }
+        store_cells<float, 4>(o + c, v, p.sum_into, splits > 1);
+      }
+      int f = -1;  // one field before the first pack or after the last
+      if (slot < 3 && slot < head) f = slot;
+      if (slot >= slots - 3 && head + 4 * packs + (slot - (slots - 3)) < n) f = head + 4 * packs + (slot - (slots - 3));
+      if (f >= 0) {
         Pack<float, 1> v;
-        v.x[0] = res[q * kOutCell + rw * kOutRow + col];
-        store_cells<float, 1>(p.out + cc * p.o_c + l * p.o_l + r, v, p.sum_into, splits > 1);
+        v.x[0] = s[f];
+        store_cells<float, 1>(o + f, v, p.sum_into, splits > 1);
       }
     }
     return;
@@ -579,7 +612,7 @@ void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma
     if (!(encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
           encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true)))
       throw_error(p.function, ": algorithm 'mma': internal error: the warpgroup kernel's row copies do not apply");
-    out_vec = p.o_r == 1 ? 0 : 1;
+    out_vec = p.o_r == 1 ? kOutFields : 1;
     if ((lead ? lead : wgmma_lead(p, splits)) == 3) return launch_wgmma<TmaStager<3, 3, true>>(p, maps, out_vec, splits);
     return launch_wgmma<TmaStager<3, 2, true>>(p, maps, out_vec, splits);
   }

@@ -1191,10 +1191,11 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
 // Layout = LayoutRight: the same over K-contiguous rows; with P = 12 (K = 36, rows 16-byte
 // multiples) float's shapes 8-11 take the warpgroup kernel's row copies (TMA boxes of 8 cells,
 // zeros past C, L, R and K; results stored fields-fastest; 10: two blocks adding into the zeroed
-// output), with P = 13 (K = 39) they fall back to 1.
-template <class T, class Layout = grain::LayoutLeft, std::size_t P = 13>
+// output; results in 16-byte packs from each row's first 16-byte boundary, with R = 45 starting
+// anywhere, with R = 44 aligned), with P = 13 (K = 39) they fall back to 1.
+template <class T, class Layout = grain::LayoutLeft, std::size_t P = 13, std::size_t R = 45>
 void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
-  constexpr std::size_t L = 70, R = 45, D = 3;
+  constexpr std::size_t L = 70, D = 3;
   using HL = grain::View<T****, Layout, grain::HostSpace>;
   using HO = grain::View<T***, Layout, grain::HostSpace>;
   using DL = grain::View<T****, Layout, grain::CudaSpace>;
@@ -1269,6 +1270,7 @@ TEST(ContractMma, EveryBlockShapeFloat) {
 TEST(ContractMma, EveryBlockShapeLayoutRight) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   mma_every_shape<float, grain::LayoutRight, 12>(37);
+  mma_every_shape<float, grain::LayoutRight, 12, 44>(37);  // every row 16-byte aligned
   mma_every_shape<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, shape 1
   mma_every_shape<float, grain::LayoutRight, 13>(44);
   mma_every_shape<double, grain::LayoutRight, 12>(37);

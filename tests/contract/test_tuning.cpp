@@ -585,9 +585,9 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
 }
 
-// The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float with
-// K >= 512 on compute capability 9.0, where mma's warpgroup kernel takes the rows through TMA
-// copies (session 25, H100: 1.05-1.11x cuBLAS at K = 576-1944, behind at K = 64 and 216).
+// The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float for
+// L, R > 32 with K >= 64 on compute capability 9.0, where mma's warpgroup kernel takes the rows
+// through TMA copies (session 25, H100: 1.07-1.21x cuBLAS at Q3 and Q4).
 TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -609,12 +609,12 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
     return p;
   };
   using grain::impl::contract_auto_algorithm;
-  EXPECT_EQ(contract_auto_algorithm(ffr(4971, 125, 216), ContractExec::Cuda), ContractAlgorithm::Blas);  // K < 512
-  EXPECT_EQ(contract_auto_algorithm(ffr(32768, 64, 64), ContractExec::Cuda), ContractAlgorithm::Blas);
-  EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::Blas);  // L, R <= 32
+  EXPECT_EQ(contract_auto_algorithm(ffr(200000, 64, 32), ContractExec::Cuda), ContractAlgorithm::Blas);   // K < 64
   EXPECT_EQ(contract_auto_algorithm(ffr(500, 125, 1943), ContractExec::Cuda), ContractAlgorithm::Blas);  // K % 4 != 0
   EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(276, 125, 1944), ContractExec::Cuda), ContractAlgorithm::Blas);
   const auto long_k = ffr(552, 125, 1944);
+  const auto q3 = ffr(32768, 64, 64), q4 = ffr(4971, 125, 216);
 #if defined(GRAIN_ENABLE_CUDA)
   const bool hopper = grain::impl::cuda_device_count() > 0 && grain::impl::cuda_device().cc_major == 9 &&
                       grain::impl::cuda_device().cc_minor == 0;
@@ -623,9 +623,13 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   auto left = field_field_left<float>(552, 125, 1944);
   left.a = left.b = rows;
   EXPECT_FALSE(grain::impl::contract_mma_k_rows(left));  // cells unit-stride: not rows
-  EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), hopper ? ContractAlgorithm::Mma : ContractAlgorithm::Blas);
+  const ContractAlgorithm on_rows = hopper ? ContractAlgorithm::Mma : ContractAlgorithm::Blas;
+  EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), on_rows);
+  EXPECT_EQ(contract_auto_algorithm(q3, ContractExec::Cuda), on_rows);
+  EXPECT_EQ(contract_auto_algorithm(q4, ContractExec::Cuda), on_rows);
 #else
   EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(q3, ContractExec::Cuda), ContractAlgorithm::Blas);
 #endif
 }
 

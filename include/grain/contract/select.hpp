@@ -22,7 +22,9 @@
 //       split over every output so all cores work.
 //   GPU, FieldField: blas (cuBLAS) when it applies (LayoutRight) and L, R >= 16 — a tuned
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
-//       docs/performance.md); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
+//       docs/performance.md), except in float for L, R > 32 with K >= 64 on compute capability
+//       9.0 where mma's warpgroup kernel takes the rows through TMA copies (contract_mma_k_rows;
+//       H100, session 25: 1.07-1.21x cuBLAS); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
 //       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 16 blocks;
 //       LayoutRight with smaller cells (Q1): team-small-k's staged cells where they lie back to
 //       back (k_cells; not in double from 12 x 12 and K = 64), else blas from 8 x 8 and K = 64, else
@@ -147,15 +149,15 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
   if (family == 2) {
     const bool big = p.L >= 16 && p.R >= 16;
 #if defined(GRAIN_ENABLE_CUDA)
-    // LayoutRight float with long K on compute capability 9.0: mma's warpgroup kernel (3xTF32) over
-    // TMA row copies. H100, session 25, run 3, two rounds (ms, against cuBLAS strided-batched in
-    // the same run): ahead at K = 576-1944 (FieldFieldTensor Q3 0.491 / 0.515-0.526, Q4 0.756-0.761
-    // / 0.840-0.863; FieldFieldVector Q4, K = 648, 0.745-0.753 / 0.782-0.788), level at K = 192
-    // (FieldFieldVector Q3 0.543-0.546 / 0.543-0.557) and behind at K = 64 and 216
-    // (FieldFieldScalar Q3 0.723-0.730 / 0.686-0.690, Q4 0.834-0.841 / 0.809-0.824): each block's
-    // result pass weighs more with fewer stages. Elsewhere cuBLAS (blas).
+    // LayoutRight float on compute capability 9.0: mma's warpgroup kernel (3xTF32) over TMA row
+    // copies, results in 16-byte packs of fields. H100, session 25, run 8, two rounds (ms, against
+    // cuBLAS strided-batched in the same run): FieldFieldScalar Q3 0.582-0.589 / 0.682-0.713, Q4
+    // 0.757-0.768 / 0.807-0.829; FieldFieldVector Q3 0.505-0.513 / 0.543-0.563, Q4 0.722-0.727 /
+    // 0.800-0.805; FieldFieldTensor Q3 0.474-0.475 / 0.516-0.535, Q4 0.731-0.748 / 0.832-0.863
+    // (1.07-1.21x). From K = 64, the shortest measured; cells of at most 32 x 32 (Q2) stay on
+    // cuBLAS (its 64 x 64 tiles would be mostly padding). Elsewhere cuBLAS (blas).
     if constexpr (std::is_same_v<T, float>) {
-      if (big && p.L > 32 && p.R > 32 && p.K >= 512 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
+      if (big && p.L > 32 && p.R > 32 && p.K >= 64 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
     }
 #endif
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
