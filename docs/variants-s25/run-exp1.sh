@@ -1,15 +1,7 @@
 #!/usr/bin/env bash
-# Session 25, run 1 (GPU machine, over .device-carry/ from `cmake --preset device && cmake --build
-# --preset device && bash scripts/device-stage.sh`): compute-sanitizer memcheck over the CUDA
-# contract tests, every test suite on every back end, the contraction suite in both layouts beside
-# cuBLAS, and torch.einsum on row-major and on LayoutLeft inputs (scripts/device-run.sh "tests ff";
-# its own sanitizer loop off, racecheck is run 2).
-set -u
-out=${OUT:-gpu-results}
-mkdir -p "$out/r"
-bash scripts/device-unpack.sh
-GRAIN_TEST_SMALL=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .device-carry/tests/grain_contract_tests \
-  --gtest_brief=1 --gtest_filter='*cuda*:*Cuda*' > "$out/r/memcheck-contract.log" 2>&1
-echo "SANITIZER memcheck grain_contract_tests rc=$? $(grep -E 'ERROR SUMMARY' "$out/r/memcheck-contract.log" | tail -1)" \
-  | tee -a "$out/summary.txt"
-GRAIN_TEST_SMALL=1 SANITIZE='^none$' bash scripts/device-run.sh tests ff
+# Session 25, run 1 (and, through run-exp4.sh, runs 4, 5 and 9): session 24's run-exp1.sh over this
+# session's binaries (from `cmake --preset device && cmake --build --preset device && bash
+# scripts/device-stage.sh`): compute-sanitizer memcheck over the CUDA contract tests, every test
+# suite on every back end, the contraction suite in both layouts beside cuBLAS, and (since this
+# session's scripts/device-run.sh) torch.einsum on row-major and on LayoutLeft inputs.
+exec bash "$(dirname "$0")/../variants-s24/run-exp1.sh"

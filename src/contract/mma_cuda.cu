@@ -905,14 +905,13 @@ using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) 
 template <class T, int X, int NS, bool Persistent = false>
 using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent>;
 
+// k_rows: wgmma_k_rows(p) on a 9.0 device (as contract_mma_any found it).
 template <class T>
-void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster) {
+void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
   if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
   if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
-  if constexpr (std::is_same_v<T, float>) {
-    // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
-    if (shape >= 8 && !(p.a_c == 1 && p.b_c == 1) && !wgmma_k_rows(p)) shape = 1;
-  }
+  // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
+  if (shape >= 8 && !p.cells_unit() && !k_rows) shape = 1;
   switch (shape) {
     case 8:
     case 9:
@@ -978,12 +977,12 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if constexpr (std::is_same_v<T, float>) k_rows = major == 9 && minor == 0 && wgmma_k_rows(p);
   const bool wgmma =
       is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128 || k_rows) &&
-      ((p.a_c == 1 && p.b_c == 1) || k_rows);
+      (p.cells_unit() || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
   int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   if (shape >= 8 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
-  run_mma_shape(p, shape, mma_cluster(major));
+  run_mma_shape(p, shape, mma_cluster(major), k_rows);
 }
 
 }  // namespace

@@ -585,6 +585,14 @@ bool encode_map(CUtensorMap* map, const float* base, index_type C, index_type ro
                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The tensor maps of both operands' K-contiguous rows (wgmma_k_rows' conditions), false where
+// they do not apply.
+bool row_maps(const ContractProblem<float>& p, WgMaps* maps) {
+  if (p.cells_unit() || !p.rows_along_k() || p.K <= 1) return false;
+  return encode_map(&maps->a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
+         encode_map(&maps->b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true);
+}
+
 // TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. H100,
 // session 14, run 3, two rounds at four budgets each (docs/performance.md): FieldFieldScalar Q3
 // float (K = 64, 8 stages) 5-6% faster with 3 at every budget (0.716 -> 0.681 ms at 512 MiB, ahead
@@ -599,18 +607,15 @@ int wgmma_lead(const ContractProblem<float>& p, int splits) {
 }  // namespace
 
 bool wgmma_k_rows(const ContractProblem<float>& p) {
-  if ((p.a_c == 1 && p.b_c == 1) || !p.k_unit() || p.K <= 1 || !(p.o_r == 1 || p.R <= 1)) return false;
   WgMaps maps{};
-  return encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
-         encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true);
+  return row_maps(p, &maps);
 }
 
 void contract_wgmma_float(const ContractProblem<float>& p, int out_vec, bool tma, bool force_split, int lead) {
   WgMaps maps{};
   const int splits = wgmma_splits(p, force_split);
-  if (!(p.a_c == 1 && p.b_c == 1)) {  // rows unit-stride along K: TMA copies only (LoadStager reads cells-fastest)
-    if (!(encode_map(&maps.a, p.a, p.C, p.L, p.K, p.a_l, p.a_c, true) &&
-          encode_map(&maps.b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true)))
+  if (!p.cells_unit()) {  // rows unit-stride along K: TMA copies only (LoadStager reads cells-fastest)
+    if (!row_maps(p, &maps))
       throw_error(p.function, ": algorithm 'mma': internal error: the warpgroup kernel's row copies do not apply");
     out_vec = p.o_r == 1 ? kOutFields : 1;
     if ((lead ? lead : wgmma_lead(p, splits)) == 3) return launch_wgmma<TmaStager<3, 3, true>>(p, maps, out_vec, splits);

@@ -114,8 +114,10 @@ struct ContractProblem {
     T* o = out_at(c, l, r);
     *o = sum_into ? *o + v : v;
   }
+  // Cells unit-stride in both inputs (LayoutLeft; with C = 1 whatever the layout says).
+  GRAIN_INLINE_FUNCTION bool cells_unit() const { return a_c == 1 && b_c == 1; }
   // Cells are the unit-stride index of both inputs (LayoutLeft): threads should take consecutive c.
-  GRAIN_INLINE_FUNCTION bool cells_fastest() const { return a_c == 1 && b_c == 1 && C > 1; }
+  GRAIN_INLINE_FUNCTION bool cells_fastest() const { return cells_unit() && C > 1; }
   // Contracted index contiguous in both operands. A single element (K <= 1, whose strides
   // canonicalize() zeroes) counts as contiguous: found on the H200, where blas refused
   // C = L = R = P = 1 LayoutRight calls.
@@ -124,6 +126,9 @@ struct ContractProblem {
   // right rows with whole-vector transposes).
   GRAIN_INLINE_FUNCTION bool a_k_unit() const { return K1 == 1 && (K0 <= 1 || a_s0 == 1); }
   GRAIN_INLINE_FUNCTION bool b_k_unit() const { return K1 == 1 && (K0 <= 1 || b_s0 == 1); }
+  // Both inputs' rows unit-stride along K and the output's fields unit-stride (LayoutRight
+  // FieldField, as a row-major GEMM per cell reads and writes it).
+  GRAIN_INLINE_FUNCTION bool rows_along_k() const { return k_unit() && (o_r == 1 || R <= 1); }
 
   // Cells unit-stride in both inputs and every (row, k) run of cells starting on a V-element
   // boundary: C and every other input stride multiples of V, both inputs aligned to V elements.

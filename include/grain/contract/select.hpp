@@ -101,7 +101,7 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
       // LayoutLeft (cells unit-stride), or LayoutRight: rows unit-stride along K, the output's
       // fields unit-stride (float on compute capability 9.0 with K a multiple of 4 takes the
       // warpgroup kernel's row copies; the rest the per-element copies of its other kernels).
-      if (!(p.a_c == 1 && p.b_c == 1 && (p.o_c == 1 || p.C <= 1)) && !(p.k_unit() && (p.o_r == 1 || p.R <= 1)))
+      if (!(p.cells_unit() && (p.o_c == 1 || p.C <= 1)) && !p.rows_along_k())
         return "mma needs LayoutLeft left, right and out (cells unit-stride) or LayoutRight ones (rows "
                "unit-stride along the contracted indices)";
       return {};
