@@ -389,6 +389,28 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellQuads) {
   EXPECT_GT(runs, 0);
 }
 
+// team-small-k's cell tiles (LayoutRight FieldField cells of 17-32 x 17-32, more than 256 outputs:
+// ContractTeamSmallKCellTilesKernel): K = 27 (whole cells, several a team), 64 (even K), 81 and
+// 243 (float and double, on the GPU in passes of staged rows), L and R not multiples of the 4 x 4
+// tiles (edge tiles), cell counts that leave the last team part-full and put the teams' runs at
+// every 16-byte skew; every algorithm runs (sweep), overwrite and sum_into, against the naive loop
+// and the serial oracle.
+template <class Exec, class T>
+void staged_cell_tiles(std::uint64_t seed, int& runs) {
+  sweep<Exec, 2, 1, T, grain::LayoutRight>({37, 27, 27, 27, 1, 1}, false, seed + 1, runs);
+  sweep<Exec, 2, 1, T, grain::LayoutRight>({11, 17, 32, 64, 1, 1}, false, seed + 2, runs);
+  sweep<Exec, 2, 2, T, grain::LayoutRight>({13, 27, 27, 27, 3, 1}, false, seed + 3, runs);
+  sweep<Exec, 2, 3, T, grain::LayoutRight>({7, 27, 27, 27, 3, 3}, false, seed + 4, runs);
+  sweep<Exec, 2, 3, T, grain::LayoutRight>({6, 30, 19, 8, 3, 3}, false, seed + 5, runs);
+}
+
+GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTiles) {
+  int runs = 0;
+  staged_cell_tiles<TypeParam, float>(13000, runs);
+  staged_cell_tiles<TypeParam, double>(14000, runs);
+  EXPECT_GT(runs, 0);
+}
+
 
 
 // dot_strided's strided branch with 1, 2, 4 and 8 partial sums (flat's float GPU threads use 8

@@ -193,6 +193,14 @@ struct ContractProblem {
            (L + R) * K * index_type(sizeof(T)) + 32 <= index_type(kStageRowsScratch);
   }
 
+  // Whether team-small-k takes register tiles of staged cells (ContractTeamSmallKCellTilesKernel):
+  // FieldField cells of more than 256 outputs (k_cells' limit) and at most 32 x 32, laid out as
+  // k_cells has them (LayoutRight Q2: K unit-stride, each cell's rows and the cells back to back).
+  GRAIN_INLINE_FUNCTION bool k_cell_tiles() const {
+    return L > 1 && R > 1 && L * R > 256 && L <= 32 && R <= 32 && K > 1 && K1 == 1 && a_s0 == 1 && b_s0 == 1 &&
+           a_l == K && b_r == K && a_c == L * K && b_c == R * K;
+  }
+
   // Whether team-small-k stages rows (k_rows) rather than run lanes over them: always where the
   // rows are not 16-byte packable; where they are, unless the packed lanes are mostly busy
   // (packs / (lanes x rounds) >= 3/4) on rows long enough for lanes to win: DataData from K = 64,
@@ -310,6 +318,49 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
   rows = outputs < kStageRowsThreads ? static_cast<int>(outputs) : kStageRowsThreads;
   lanes = kStageRowsThreads / rows < 32 ? kStageRowsThreads / rows : 32;
   while (lanes & (lanes - 1)) lanes &= lanes - 1;  // a power of two
+}
+
+// team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel, 4 x 4 outputs a thread, where
+// k_cell_tiles holds): cells per team, contracted indices per pass (kc), a staged row's length
+// (ks), whether the cells go whole as two runs, threads and scratch bytes per team. On the GPU:
+// the cell count up to 8 (at most 256 units) whose units fill whole warps best, preferring one
+// whose whole cells fit kStageRowsTeamScratch; where none does, passes of the most indices that
+// fit, rows an odd number of elements apart. A host team is one thread: one cell, one pass.
+struct CellTilesShape {
+  int cells = 1, kc = 1, ks = 1, threads = 1;
+  bool whole = false;
+  std::size_t bytes = 0;
+};
+inline constexpr int kCellTile = 4;
+template <class T>
+CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
+  CellTilesShape s;
+  const index_type per = ((p.L + kCellTile - 1) / kCellTile) * ((p.R + kCellTile - 1) / kCellTile);
+  auto whole_bytes = [&](index_type c) { return stage_run_bytes<T>(c * p.L * p.K) + stage_run_bytes<T>(c * p.R * p.K); };
+  auto rows_bytes = [&](index_type c, index_type ks) {
+    return stage_run_bytes<T>(c * p.L * ks) + stage_run_bytes<T>(c * p.R * ks);
+  };
+  if (host) {
+    s.whole = true, s.kc = static_cast<int>(p.K), s.ks = s.kc, s.bytes = whole_bytes(1);
+    return s;
+  }
+  double best = -1;
+  bool best_whole = false;
+  for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
+    const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
+    const bool w = whole_bytes(c) <= kStageRowsTeamScratch;
+    if ((w && !best_whole) || (w == best_whole && fill > best)) best = fill, best_whole = w, s.cells = static_cast<int>(c);
+  }
+  s.threads = static_cast<int>((s.cells * per + 31) / 32 * 32);
+  if (best_whole) {
+    s.whole = true, s.kc = static_cast<int>(p.K), s.ks = s.kc, s.bytes = whole_bytes(s.cells);
+    return s;
+  }
+  index_type kc = p.K;
+  auto odd = [](index_type k) { return k % 2 ? k : k + 1; };
+  while (kc > 1 && rows_bytes(s.cells, odd(kc)) > kStageRowsTeamScratch) --kc;
+  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(odd(kc)), s.bytes = rows_bytes(s.cells, s.ks);
+  return s;
 }
 
 // team-small-k's staged cells four fields a thread (ContractTeamSmallKCellBlocksKernel::quads):

@@ -371,6 +371,125 @@ struct ContractTeamSmallKCellBlocksKernel {
   }
 };
 
+// FieldField cells of more than 256 outputs, at most 32 x 32, whose rows are unit-stride along
+// K (ContractProblem::k_cell_tiles: LayoutRight Q2, 27 x 27 over K = 27, 81, 243). Those are too
+// many outputs for the staged cells above (one or four outputs a thread, 2K or 5K/4 scratch loads
+// for K or 4K multiply-adds) and too small for cuBLAS's tiles: its strided-batched GEMM reaches
+// 0.71-0.84 of the floor on the float Q2 cases (H100, session 26, run 1). A team takes `cells`
+// cells and a thread an MB x NB tile of one cell's outputs (units (cell, row block, field
+// block), field blocks fastest; the edge tiles re-read the last row and drop what lies past L or
+// R), summing MB x NB products per MB + NB scratch loads. A pass stages `kc` contracted indices
+// of every row of the team's cells: where kc = K and the cells lie back to back (`whole`) as two
+// contiguous runs of 16-byte copies (stage_runs), else row by row, each row's elements copied one
+// at a time by a group of `g` threads, into rows `ks` elements apart (odd: a warp's rows then
+// start in distinct banks). With several passes each thread keeps one unit's sums across them;
+// with one pass (always on the host, where a team is one thread) a thread may take several
+// units in turn.
+template <class T, int MB = 4, int NB = 4>
+struct ContractTeamSmallKCellTilesKernel {
+  ContractProblem<T> p;
+  int cells;   // per team
+  int kc;      // contracted indices per pass
+  int ks;      // a staged row's length in scratch (passes of kc < K)
+  bool whole;  // one pass over whole cells, staged as two contiguous runs
+  static constexpr int g = 16;  // threads per row while staging row by row
+
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), K = static_cast<int>(p.K);
+    const int nl = (L + MB - 1) / MB, nr = (R + NB - 1) / NB, per = nl * nr;
+    const index_type c0 = m.league_rank() * cells;
+    const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
+    const int units = nc * per, rank = m.team_rank(), size = m.team_size();
+    const int rs = whole ? K : ks;  // row stride in scratch
+    constexpr int V = 16 / sizeof(T);
+    T* sa = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * L * rs + V));
+    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * R * rs + V));
+    if (whole) {
+      const StagedRun<T> ra(sa, p.a + c0 * p.a_c, static_cast<index_type>(nc) * L * K),
+          rb(sb, p.b + c0 * p.b_c, static_cast<index_type>(nc) * R * K);
+      stage_runs(m, ra, rb);
+      sa += ra.skew, sb += rb.skew;
+    } else {
+      stage_rows(m, c0, nc, 0, kc < K ? kc : K, sa, sb);
+    }
+    m.team_copy_wait();
+    m.team_barrier();
+    T acc[MB][NB];
+    if (kc >= K) {  // one pass
+      for (int u = rank; u < units; u += size) {
+        tile(u, nr, per, sa, sb, rs, K, acc, true);
+        store(c0, u, nr, per, acc);
+      }
+      return;
+    }
+    const bool mine = rank < units;  // several passes: one unit a thread (the launch sees to it)
+    for (int k0 = 0;;) {
+      if (mine) tile(rank, nr, per, sa, sb, rs, K - k0 < kc ? K - k0 : kc, acc, k0 == 0);
+      k0 += kc;
+      if (k0 >= K) break;
+      m.team_barrier();  // every thread is done with this pass's rows
+      stage_rows(m, c0, nc, k0, K - k0 < kc ? K - k0 : kc, sa, sb);
+      m.team_copy_wait();
+      m.team_barrier();
+    }
+    if (mine) store(c0, rank, nr, per, acc);
+  }
+
+  // Copies indices k0 .. k0 + n of every row of cells c0 .. c0 + nc into scratch, rows ks apart:
+  // left rows (c, l) first, then right rows (c, r); a group of gs threads takes a row, its
+  // threads every gs-th element.
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void stage_rows(const Member& m, index_type c0, int nc, int k0, int n, T* sa, T* sb) const {
+    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
+    const int rank = m.team_rank(), size = m.team_size(), gs = size < g ? size : g;
+    const int rows = nc * (L + R);
+    for (int i = rank / gs; i < rows; i += size / gs) {
+      const bool left = i < nc * L;
+      const int j = left ? i : i - nc * L, n_rows = left ? L : R;
+      const int c = j / n_rows, row = j - c * n_rows;
+      const T* src = left ? p.a + (c0 + c) * p.a_c + row * p.a_l + k0 : p.b + (c0 + c) * p.b_c + row * p.b_r + k0;
+      T* dst = (left ? sa : sb) + j * ks;
+      for (int k = rank % gs; k < n; k += gs) m.copy_async(dst + k, src + k);
+    }
+  }
+
+  // acc (zeroed first where `zero`) += the products of unit u's rows over n staged indices.
+  GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int n, T (&acc)[MB][NB],
+                                  bool zero) const {
+    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
+    const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
+    const T* xa[MB];
+    const T* xb[NB];
+    for (int i = 0; i < MB; ++i) {
+      const int l = lb * MB + i < L ? lb * MB + i : L - 1;
+      xa[i] = sa + (c * L + l) * rs;
+    }
+    for (int j = 0; j < NB; ++j) {
+      const int r = rb * NB + j < R ? rb * NB + j : R - 1;
+      xb[j] = sb + (c * R + r) * rs;
+    }
+    if (zero)
+      for (int i = 0; i < MB; ++i)
+        for (int j = 0; j < NB; ++j) acc[i][j] = T(0);
+    for (int k = 0; k < n; ++k) {
+      T x[MB], y[NB];
+      for (int i = 0; i < MB; ++i) x[i] = xa[i][k];
+      for (int j = 0; j < NB; ++j) y[j] = xb[j][k];
+      for (int i = 0; i < MB; ++i)
+        for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
+    }
+  }
+
+  GRAIN_INLINE_FUNCTION void store(index_type c0, int u, int nr, int per, const T (&acc)[MB][NB]) const {
+    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
+    const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
+    for (int i = 0; i < MB; ++i)
+      for (int j = 0; j < NB; ++j)
+        if (lb * MB + i < L && rb * NB + j < R) p.store(c0 + c, lb * MB + i, rb * NB + j, acc[i][j]);
+  }
+};
+
 // A: partial sums of each thread's strided dot products; F: fields a thread (DataField: the data
 // row read once for F field rows, dot_strided_rows), so a thread keeps A (F + 1) loads in flight;
 // W: groups of F fields a team, one per thread group (the data row shared in L1).
@@ -511,6 +630,14 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     auto policy = contract_team_policy<Exec>((p.C + cells - 1) / cells, rows, lanes);
     policy.set_scratch_size(0, PerTeam(stage_cells_bytes<T>(cells, p.L, p.R, p.K)));
     parallel_for(policy, kernel);
+    return;
+  }
+  if (p.k_cell_tiles()) {
+    // Larger cells: 4 x 4 register tiles of staged cells (cell_tiles_shape, problem.hpp).
+    const CellTilesShape s = cell_tiles_shape(p, is_host_execution_space_v<Exec>);
+    auto policy = contract_team_policy<Exec>((p.C + s.cells - 1) / s.cells, s.threads);
+    policy.set_scratch_size(0, PerTeam(s.bytes));
+    parallel_for(policy, ContractTeamSmallKCellTilesKernel<T, kCellTile, kCellTile>{p, s.cells, s.kc, s.ks, s.whole});
     return;
   }
   if (p.stage_rows()) {

@@ -268,18 +268,23 @@ class TeamMember<Cuda> {
   // team_barrier() that follows it. Both pointers aligned to the element size.
   template <class E>
   __device__ GRAIN_FORCEINLINE void team_copy_async(E* dst, const E* src, index_type n) const {
-    static_assert(sizeof(E) == 4 || sizeof(E) == 8 || sizeof(E) == 16, "team_copy_async: 4, 8 or 16-byte elements");
     const int t = cuda_thread_id(), nt = cuda_block_threads();
+    for (index_type i = t; i < n; i += nt) copy_async(dst + i, src + i);
+  }
+  // One element of 4, 8 or 16 bytes, global -> team scratch, by this thread alone (cp.async on
+  // 8.0 and later, as team_copy_async; complete after team_copy_wait). Both pointers aligned to
+  // the element size.
+  template <class E>
+  __device__ GRAIN_FORCEINLINE void copy_async(E* dst, const E* src) const {
+    static_assert(sizeof(E) == 4 || sizeof(E) == 8 || sizeof(E) == 16, "copy_async: 4, 8 or 16-byte elements");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    for (index_type i = t; i < n; i += nt) {
-      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst + i));
-      if constexpr (sizeof(E) == 16)  // .cg: 16-byte copies may skip L1
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src + i) : "memory");
-      else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src + i), "n"(int(sizeof(E))) : "memory");
-    }
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (sizeof(E) == 16)  // .cg: 16-byte copies may skip L1
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(int(sizeof(E))) : "memory");
 #else
-    for (index_type i = t; i < n; i += nt) dst[i] = src[i];
+    *dst = *src;
 #endif
   }
   __device__ GRAIN_FORCEINLINE void team_copy_wait() const {

@@ -279,10 +279,14 @@ class TeamMember {
   GRAIN_INLINE_FUNCTION int team_size() const { return 1; }
   GRAIN_INLINE_FUNCTION int vector_length() const { return 1; }
   GRAIN_INLINE_FUNCTION void team_barrier() const {}
-  // team_copy_async / team_copy_wait: see TeamMember<Cuda>; on the host a plain copy.
+  // team_copy_async / copy_async / team_copy_wait: see TeamMember<Cuda>; on the host a plain copy.
   template <class E>
   GRAIN_INLINE_FUNCTION void team_copy_async(E* dst, const E* src, index_type n) const {
     for (index_type i = 0; i < n; ++i) dst[i] = src[i];
+  }
+  template <class E>
+  GRAIN_INLINE_FUNCTION void copy_async(E* dst, const E* src) const {
+    *dst = *src;
   }
   GRAIN_INLINE_FUNCTION void team_copy_wait() const {}
   GRAIN_INLINE_FUNCTION bool is_team_leader() const { return true; }
