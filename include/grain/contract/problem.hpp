@@ -14,6 +14,9 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -321,45 +324,60 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
 }
 
 // team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel, 4 x 4 outputs a thread, where
-// k_cell_tiles holds): cells per team, contracted indices per pass (kc), a staged row's length
-// (ks), whether the cells go whole as two runs, threads and scratch bytes per team. On the GPU:
-// the cell count up to 8 (at most 256 units) whose units fill whole warps best, preferring one
-// whose whole cells fit kStageRowsTeamScratch; where none does, passes of the most indices that
-// fit, rows an odd number of elements apart. A host team is one thread: one cell, one pass.
+// k_cell_tiles holds): cells per group, groups per team, contracted indices per pass (kc), a
+// staged row's length (ks), whether passes take whole groups, whether they are double-buffered,
+// threads and scratch bytes per team. On the GPU: the cell count up to 8 (at most 256 units)
+// whose units fill whole warps best, preferring one whose two buffers of whole cells and outputs
+// fit `budget`; where none does, passes of the most indices that fit, rows an odd number of
+// elements apart. A host team is one thread: one cell a group, one pass. GRAIN_CELL_TILES =
+// "cells,kc,groups,budget" overrides the GPU's choice (experiments; 0 keeps a field's rule).
 struct CellTilesShape {
-  int cells = 1, kc = 1, ks = 1, threads = 1;
-  bool whole = false;
+  int cells = 1, groups = 1, kc = 1, ks = 1, threads = 1;
+  bool whole = true, two = false;
   std::size_t bytes = 0;
 };
 inline constexpr int kCellTile = 4;
 template <class T>
 CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
+  constexpr index_type V = 16 / sizeof(T);
   CellTilesShape s;
-  const index_type per = ((p.L + kCellTile - 1) / kCellTile) * ((p.R + kCellTile - 1) / kCellTile);
-  auto whole_bytes = [&](index_type c) { return stage_run_bytes<T>(c * p.L * p.K) + stage_run_bytes<T>(c * p.R * p.K); };
-  auto rows_bytes = [&](index_type c, index_type ks) {
-    return stage_run_bytes<T>(c * p.L * ks) + stage_run_bytes<T>(c * p.R * ks);
+  const index_type L = p.L, R = p.R, K = p.K;
+  const index_type per = ((L + kCellTile - 1) / kCellTile) * ((R + kCellTile - 1) / kCellTile);
+  // As ContractTeamSmallKCellTilesKernel's buffer_elems and out_elems, in bytes.
+  auto bytes = [&](index_type c, index_type rs, int buffers) {
+    const index_type buf = (c * L * rs + V + 3) / 4 * 4 + (c * R * rs + V + 3) / 4 * 4;
+    return (static_cast<std::size_t>(buffers) * static_cast<std::size_t>(buf) + static_cast<std::size_t>(c * L * R + V)) *
+               sizeof(T) + 64;
   };
   if (host) {
-    s.whole = true, s.kc = static_cast<int>(p.K), s.ks = s.kc, s.bytes = whole_bytes(1);
+    s.kc = s.ks = static_cast<int>(K), s.bytes = bytes(1, K, 1);
     return s;
   }
+  int force_cells = 0, force_kc = 0, force_groups = 0, force_budget = 0;
+  if (const char* env = std::getenv("GRAIN_CELL_TILES"))
+    std::sscanf(env, "%d,%d,%d,%d", &force_cells, &force_kc, &force_groups, &force_budget);
+  const std::size_t budget = force_budget > 0 ? static_cast<std::size_t>(force_budget) : kStageRowsTeamScratch;
   double best = -1;
   bool best_whole = false;
   for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
     const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
-    const bool w = whole_bytes(c) <= kStageRowsTeamScratch;
+    const bool w = bytes(c, K, 2) <= budget;
     if ((w && !best_whole) || (w == best_whole && fill > best)) best = fill, best_whole = w, s.cells = static_cast<int>(c);
   }
+  if (force_cells > 0 && force_cells * per <= 256) s.cells = force_cells, best_whole = bytes(force_cells, K, 2) <= budget;
   s.threads = static_cast<int>((s.cells * per + 31) / 32 * 32);
-  if (best_whole) {
-    s.whole = true, s.kc = static_cast<int>(p.K), s.ks = s.kc, s.bytes = whole_bytes(s.cells);
-    return s;
-  }
-  index_type kc = p.K;
+  s.two = true;
+  index_type kc = K;
   auto odd = [](index_type k) { return k % 2 ? k : k + 1; };
-  while (kc > 1 && rows_bytes(s.cells, odd(kc)) > kStageRowsTeamScratch) --kc;
-  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(odd(kc)), s.bytes = rows_bytes(s.cells, s.ks);
+  if (force_kc > 0 && force_kc < K) {
+    kc = force_kc;
+  } else if (!(best_whole || force_kc >= K)) {
+    while (kc > 1 && bytes(s.cells, odd(kc), 2) > budget) --kc;
+  }
+  s.whole = kc >= K;
+  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(s.whole ? K : odd(kc));
+  s.groups = s.whole ? (force_groups > 0 ? force_groups : 4) : 1;
+  s.bytes = bytes(s.cells, s.ks, 2);
   return s;
 }
 

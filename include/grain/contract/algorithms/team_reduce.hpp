@@ -371,69 +371,114 @@ struct ContractTeamSmallKCellBlocksKernel {
   }
 };
 
-// FieldField cells of more than 256 outputs, at most 32 x 32, whose rows are unit-stride along
-// K (ContractProblem::k_cell_tiles: LayoutRight Q2, 27 x 27 over K = 27, 81, 243). Those are too
+// FieldField cells of more than 256 outputs, at most 32 x 32, laid out as k_cells has them
+// (ContractProblem::k_cell_tiles: LayoutRight Q2, 27 x 27 over K = 27, 81, 243). Those are too
 // many outputs for the staged cells above (one or four outputs a thread, 2K or 5K/4 scratch loads
 // for K or 4K multiply-adds) and too small for cuBLAS's tiles: its strided-batched GEMM reaches
-// 0.71-0.84 of the floor on the float Q2 cases (H100, session 26, run 1). A team takes `cells`
-// cells and a thread an MB x NB tile of one cell's outputs (units (cell, row block, field
+// 0.69-0.83 of the floor on the float Q2 cases (H100, session 26, runs 1-2). A team takes groups
+// of `cells` cells, a thread an MB x NB tile of one cell's outputs (units (cell, row block, field
 // block), field blocks fastest; the edge tiles re-read the last row and drop what lies past L or
-// R), summing MB x NB products per MB + NB scratch loads. A pass stages `kc` contracted indices
-// of every row of the team's cells: where kc = K and the cells lie back to back (`whole`) as two
-// contiguous runs of 16-byte copies (stage_runs), else row by row, each row's elements copied one
-// at a time by a group of `g` threads, into rows `ks` elements apart (odd: a warp's rows then
-// start in distinct banks). With several passes each thread keeps one unit's sums across them;
-// with one pass (always on the host, where a team is one thread) a thread may take several
-// units in turn.
+// R), summing MB x NB products per MB + NB scratch loads. Its passes are double-buffered: while
+// the team sums one pass from scratch, the next one's copies are in flight (copy_commit /
+// copy_wait_prior). `whole`: a pass is a whole group (kc = K), staged as two contiguous runs of
+// 16-byte copies (stage_runs), and a team takes `groups` consecutive groups; else a pass is kc
+// contracted indices of every row of the team's one group, each row's elements copied one at a
+// time by a group of `g` threads into rows `ks` elements apart (odd: a warp's rows then start in
+// distinct banks), and each thread keeps one unit's sums across the passes. The sums leave through
+// scratch, so a group's outputs (back to back in LayoutRight) are stored as one run of 16-byte
+// stores (a tile's own stores would write 16-byte pieces of four rows). A host team is one thread,
+// one cell a group, one pass: it takes the units in turn.
 template <class T, int MB = 4, int NB = 4>
 struct ContractTeamSmallKCellTilesKernel {
   ContractProblem<T> p;
-  int cells;   // per team
+  int cells;   // per group
+  int groups;  // per team (whole)
   int kc;      // contracted indices per pass
   int ks;      // a staged row's length in scratch (passes of kc < K)
-  bool whole;  // one pass over whole cells, staged as two contiguous runs
+  bool whole;  // passes of whole groups
+  bool two;    // double-buffered
   static constexpr int g = 16;  // threads per row while staging row by row
+  static constexpr int V = 16 / static_cast<int>(sizeof(T));
+
+  // Scratch elements: a buffer (left and right rows of a group, each run padded by V for its
+  // skew) and the outputs of a group.
+  GRAIN_INLINE_FUNCTION static std::size_t buffer_elems(int cells, int L, int R, int rs) {
+    return static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4 + static_cast<std::size_t>(cells * R * rs + V + 3) / 4 * 4;
+  }
+  GRAIN_INLINE_FUNCTION static std::size_t out_elems(int cells, int L, int R) {
+    return static_cast<std::size_t>(cells * L * R + V);
+  }
 
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), K = static_cast<int>(p.K);
-    const int nl = (L + MB - 1) / MB, nr = (R + NB - 1) / NB, per = nl * nr;
-    const index_type c0 = m.league_rank() * cells;
-    const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
-    const int units = nc * per, rank = m.team_rank(), size = m.team_size();
+    const int nr = (R + NB - 1) / NB, per = ((L + MB - 1) / MB) * nr;
+    const int rank = m.team_rank(), size = m.team_size();
     const int rs = whole ? K : ks;  // row stride in scratch
-    constexpr int V = 16 / sizeof(T);
-    T* sa = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * L * rs + V));
-    T* sb = m.team_scratch(0).template get<T>(static_cast<std::size_t>(cells * R * rs + V));
-    if (whole) {
-      const StagedRun<T> ra(sa, p.a + c0 * p.a_c, static_cast<index_type>(nc) * L * K),
-          rb(sb, p.b + c0 * p.b_c, static_cast<index_type>(nc) * R * K);
-      stage_runs(m, ra, rb);
-      sa += ra.skew, sb += rb.skew;
-    } else {
-      stage_rows(m, c0, nc, 0, kc < K ? kc : K, sa, sb);
-    }
-    m.team_copy_wait();
-    m.team_barrier();
-    T acc[MB][NB];
-    if (kc >= K) {  // one pass
-      for (int u = rank; u < units; u += size) {
-        tile(u, nr, per, sa, sb, rs, K, acc, true);
-        store(c0, u, nr, per, acc);
+    const index_type all = (p.C + cells - 1) / cells;  // groups in the call
+    const index_type g0 = whole ? m.league_rank() * groups : m.league_rank();
+    const int ng = whole ? static_cast<int>(all - g0 < groups ? all - g0 : groups) : 1;
+    const int chunks = whole ? 1 : (K + kc - 1) / kc;
+    const int passes = ng * chunks;
+    T* buf[2];
+    const std::size_t be = buffer_elems(cells, L, R, rs);
+    buf[0] = m.team_scratch(0).template get<T>(be);
+    buf[1] = two ? m.team_scratch(0).template get<T>(be) : buf[0];
+    T* so = m.team_scratch(0).template get<T>(out_elems(cells, L, R));
+    T* sb_off[2];  // right rows' start within each buffer
+    for (int b = 0; b < 2; ++b) sb_off[b] = buf[b] + static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4;
+    int skew_a[2] = {0, 0}, skew_b[2] = {0, 0};
+    auto stage = [&](int pass) {
+      const int b = pass & 1 & (two ? 1 : 0);
+      const int gi = pass / chunks, chunk = pass - gi * chunks;
+      const index_type c0 = (g0 + gi) * cells;
+      const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
+      if (whole) {
+        const StagedRun<T> ra(buf[b], p.a + c0 * p.a_c, static_cast<index_type>(nc) * L * K),
+            rb(sb_off[b], p.b + c0 * p.b_c, static_cast<index_type>(nc) * R * K);
+        stage_runs(m, ra, rb);
+        skew_a[b] = ra.skew, skew_b[b] = rb.skew;
+      } else {
+        const int k0 = chunk * kc;
+        stage_rows(m, c0, nc, k0, K - k0 < kc ? K - k0 : kc, buf[b], sb_off[b]);
       }
-      return;
-    }
-    const bool mine = rank < units;  // several passes: one unit a thread (the launch sees to it)
-    for (int k0 = 0;;) {
-      if (mine) tile(rank, nr, per, sa, sb, rs, K - k0 < kc ? K - k0 : kc, acc, k0 == 0);
-      k0 += kc;
-      if (k0 >= K) break;
-      m.team_barrier();  // every thread is done with this pass's rows
-      stage_rows(m, c0, nc, k0, K - k0 < kc ? K - k0 : kc, sa, sb);
-      m.team_copy_wait();
+      m.copy_commit();
+    };
+    T acc[MB][NB] = {};
+    stage(0);
+    for (int pass = 0; pass < passes; ++pass) {
+      if (two && pass + 1 < passes) {
+        stage(pass + 1);
+        m.copy_wait_prior();
+      } else {
+        m.team_copy_wait();
+      }
       m.team_barrier();
+      const int b = pass & 1 & (two ? 1 : 0);
+      const int gi = pass / chunks, chunk = pass - gi * chunks;
+      const index_type c0 = (g0 + gi) * cells;
+      const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
+      const int units = nc * per;
+      const T* sa = buf[b] + skew_a[b];
+      const T* sbp = sb_off[b] + skew_b[b];
+      T* const dst = p.out + c0 * p.o_c;
+      const int oskew = static_cast<int>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(T)) % V);
+      if (whole) {
+        for (int u = rank; u < units; u += size) {
+          tile(u, nr, per, sa, sbp, rs, K, acc, true);
+          put(u, nr, per, acc, so + oskew);
+        }
+      } else if (rank < units) {  // one unit a thread (the launch sees to it)
+        const int k0 = chunk * kc;
+        tile(rank, nr, per, sa, sbp, rs, K - k0 < kc ? K - k0 : kc, acc, chunk == 0);
+        if (chunk == chunks - 1) put(rank, nr, per, acc, so + oskew);
+      }
+      if (chunk == chunks - 1) {
+        m.team_barrier();
+        write_out(m, c0, nc, so, oskew);
+      }
+      m.team_barrier();  // the buffer and the outputs are free again
     }
-    if (mine) store(c0, rank, nr, per, acc);
   }
 
   // Copies indices k0 .. k0 + n of every row of cells c0 .. c0 + nc into scratch, rows ks apart:
@@ -459,34 +504,63 @@ struct ContractTeamSmallKCellTilesKernel {
                                   bool zero) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
     const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
-    const T* xa[MB];
-    const T* xb[NB];
-    for (int i = 0; i < MB; ++i) {
-      const int l = lb * MB + i < L ? lb * MB + i : L - 1;
-      xa[i] = sa + (c * L + l) * rs;
-    }
-    for (int j = 0; j < NB; ++j) {
-      const int r = rb * NB + j < R ? rb * NB + j : R - 1;
-      xb[j] = sb + (c * R + r) * rs;
-    }
+    int xa[MB], xb[NB];  // row offsets in scratch
+    for (int i = 0; i < MB; ++i) xa[i] = (c * L + (lb * MB + i < L ? lb * MB + i : L - 1)) * rs;
+    for (int j = 0; j < NB; ++j) xb[j] = (c * R + (rb * NB + j < R ? rb * NB + j : R - 1)) * rs;
     if (zero)
       for (int i = 0; i < MB; ++i)
         for (int j = 0; j < NB; ++j) acc[i][j] = T(0);
     for (int k = 0; k < n; ++k) {
       T x[MB], y[NB];
-      for (int i = 0; i < MB; ++i) x[i] = xa[i][k];
-      for (int j = 0; j < NB; ++j) y[j] = xb[j][k];
+      for (int i = 0; i < MB; ++i) x[i] = sa[xa[i] + k];
+      for (int j = 0; j < NB; ++j) y[j] = sb[xb[j] + k];
       for (int i = 0; i < MB; ++i)
         for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
     }
   }
 
-  GRAIN_INLINE_FUNCTION void store(index_type c0, int u, int nr, int per, const T (&acc)[MB][NB]) const {
+  // Unit u's sums into the group's outputs in scratch, (c, l, r) at (c L + l) R + r.
+  GRAIN_INLINE_FUNCTION void put(int u, int nr, int per, const T (&acc)[MB][NB], T* so) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
     const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
     for (int i = 0; i < MB; ++i)
       for (int j = 0; j < NB; ++j)
-        if (lb * MB + i < L && rb * NB + j < R) p.store(c0 + c, lb * MB + i, rb * NB + j, acc[i][j]);
+        if (lb * MB + i < L && rb * NB + j < R) so[(c * L + lb * MB + i) * R + rb * NB + j] = acc[i][j];
+  }
+
+  // The group's outputs from scratch (element e at so[oskew + e]) to out: one run of 16-byte
+  // stores where the outputs lie back to back, else one output at a time.
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void write_out(const Member& m, index_type c0, int nc, const T* so, int oskew) const {
+    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), n = nc * L * R;
+    const ContractProblem<T>& q = p;
+    if (p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R) {
+      T* dst = p.out + c0 * p.o_c;
+      const int head = (V - oskew) % V < n ? (V - oskew) % V : n;
+      const int packs = (n - head) / V, tail = head + packs * V;
+      using P = ElementPack<T, V>;
+      const P* sp = reinterpret_cast<const P*>(so + oskew + head);
+      P* dp = reinterpret_cast<P*>(dst + head);
+      const bool add = p.sum_into;
+      parallel_for(TeamThreadRange(m, packs + head + (n - tail)), [&](index_type i) {
+        if (i < packs) {
+          P v = sp[i];
+          if (add) {
+            const P o = dp[i];
+            for (int e = 0; e < V; ++e) v.v[e] += o.v[e];
+          }
+          dp[i] = v;
+        } else {
+          const int e = static_cast<int>(i - packs) < head ? static_cast<int>(i - packs) : tail + static_cast<int>(i - packs) - head;
+          dst[e] = add ? dst[e] + so[oskew + e] : so[oskew + e];
+        }
+      });
+    } else {
+      parallel_for(TeamThreadRange(m, n), [&](index_type i) {
+        const int e = static_cast<int>(i), c = e / (L * R), l = (e - c * L * R) / R, r = e - c * L * R - l * R;
+        q.store(c0 + c, l, r, so[oskew + e]);
+      });
+    }
   }
 };
 
@@ -635,9 +709,11 @@ void contract_team_small_k(const ContractProblem<T>& p) {
   if (p.k_cell_tiles()) {
     // Larger cells: 4 x 4 register tiles of staged cells (cell_tiles_shape, problem.hpp).
     const CellTilesShape s = cell_tiles_shape(p, is_host_execution_space_v<Exec>);
-    auto policy = contract_team_policy<Exec>((p.C + s.cells - 1) / s.cells, s.threads);
+    const index_type all = (p.C + s.cells - 1) / s.cells;
+    auto policy = contract_team_policy<Exec>(s.whole ? (all + s.groups - 1) / s.groups : all, s.threads);
     policy.set_scratch_size(0, PerTeam(s.bytes));
-    parallel_for(policy, ContractTeamSmallKCellTilesKernel<T, kCellTile, kCellTile>{p, s.cells, s.kc, s.ks, s.whole});
+    parallel_for(policy, ContractTeamSmallKCellTilesKernel<T, kCellTile, kCellTile>{p, s.cells, s.groups, s.kc, s.ks,
+                                                                                    s.whole, s.two});
     return;
   }
   if (p.stage_rows()) {

@@ -292,6 +292,19 @@ class TeamMember<Cuda> {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
   }
+  // Double buffering: copy_commit() closes this thread's copies issued since the last commit into
+  // a batch; copy_wait_prior() waits for every batch but the latest (cp.async.commit_group /
+  // wait_group 1). A team_barrier() after it makes the older batches visible to the team.
+  __device__ GRAIN_FORCEINLINE void copy_commit() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+  }
+  __device__ GRAIN_FORCEINLINE void copy_wait_prior() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
+  }
   __device__ GRAIN_FORCEINLINE bool is_team_leader() const { return threadIdx.x == 0 && threadIdx.y == 0; }
   __device__ GRAIN_FORCEINLINE bool is_vector_leader() const { return threadIdx.x == 0; }
   __device__ GRAIN_FORCEINLINE const ScratchAllocator& team_scratch(int level) const { return team_scratch_[level & 1]; }

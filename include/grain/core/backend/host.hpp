@@ -279,7 +279,8 @@ class TeamMember {
   GRAIN_INLINE_FUNCTION int team_size() const { return 1; }
   GRAIN_INLINE_FUNCTION int vector_length() const { return 1; }
   GRAIN_INLINE_FUNCTION void team_barrier() const {}
-  // team_copy_async / copy_async / team_copy_wait: see TeamMember<Cuda>; on the host a plain copy.
+  // team_copy_async / copy_async / team_copy_wait / copy_commit / copy_wait_prior: see
+  // TeamMember<Cuda>; on the host a plain copy.
   template <class E>
   GRAIN_INLINE_FUNCTION void team_copy_async(E* dst, const E* src, index_type n) const {
     for (index_type i = 0; i < n; ++i) dst[i] = src[i];
@@ -289,6 +290,8 @@ class TeamMember {
     *dst = *src;
   }
   GRAIN_INLINE_FUNCTION void team_copy_wait() const {}
+  GRAIN_INLINE_FUNCTION void copy_commit() const {}
+  GRAIN_INLINE_FUNCTION void copy_wait_prior() const {}
   GRAIN_INLINE_FUNCTION bool is_team_leader() const { return true; }
   GRAIN_INLINE_FUNCTION bool is_vector_leader() const { return true; }
   GRAIN_INLINE_FUNCTION const ScratchAllocator& team_scratch(int level) const { return team_scratch_[level & 1]; }
