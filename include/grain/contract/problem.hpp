@@ -14,6 +14,7 @@
 //    LayoutRight inputs. A broadcast splits K at the point/component boundary.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -326,17 +327,22 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
 // team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel, 4 x 4 outputs a thread, where
 // k_cell_tiles holds): cells per group, groups per team, contracted indices per pass (kc), a
 // staged row's length (ks), whether passes take whole groups, whether they are double-buffered,
-// threads and scratch bytes per team. On the GPU: the cell count up to 8 (at most 256 units)
-// whose units fill whole warps best, preferring one whose two buffers of whole cells and outputs
-// fit `budget`; where none does, passes of the most indices that fit, rows an odd number of
-// elements apart. A host team is one thread: one cell a group, one pass. GRAIN_CELL_TILES =
-// "cells,kc,groups,budget" overrides the GPU's choice (experiments; 0 keeps a field's rule).
+// K slices per unit, threads and scratch bytes per team. On the GPU (session 26, runs 3-5):
+//   * K < 64: the cell count up to 8 (at most 256 units) whose units fill whole warps best with
+//     two buffers of whole cells and the outputs within kCellTilesScratch, 4 groups a team;
+//   * K >= 64, a cell's rows within kCellTilesScratch: one cell a group, up to 4 slices of K (at
+//     most 256 threads), two buffers and 4 groups where they fit, else one;
+//   * else passes of the most indices that fit kStageRowsTeamScratch, rows an odd number of
+//     elements apart (slow: rows copied one element at a time).
+// A host team is one thread: one cell a group, one pass, one slice. GRAIN_CELL_TILES =
+// "cells,kc,groups,budget,slices" overrides the GPU's choice (experiments; 0 keeps the rule).
 struct CellTilesShape {
-  int cells = 1, groups = 1, kc = 1, ks = 1, threads = 1;
+  int cells = 1, groups = 1, kc = 1, ks = 1, threads = 1, slices = 1;
   bool whole = true, two = false;
   std::size_t bytes = 0;
 };
 inline constexpr int kCellTile = 4;
+inline constexpr std::size_t kCellTilesScratch = 98304;
 template <class T>
 CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   constexpr index_type V = 16 / sizeof(T);
@@ -344,40 +350,47 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   const index_type L = p.L, R = p.R, K = p.K;
   const index_type per = ((L + kCellTile - 1) / kCellTile) * ((R + kCellTile - 1) / kCellTile);
   // As ContractTeamSmallKCellTilesKernel's buffer_elems and out_elems, in bytes.
-  auto bytes = [&](index_type c, index_type rs, int buffers) {
+  auto bytes = [&](index_type c, index_type rs, int buffers, int slices) {
     const index_type buf = (c * L * rs + V + 3) / 4 * 4 + (c * R * rs + V + 3) / 4 * 4;
-    return (static_cast<std::size_t>(buffers) * static_cast<std::size_t>(buf) + static_cast<std::size_t>(c * L * R + V)) *
+    const index_type outs = slices * ((c * L * R + 3) / 4 * 4) + V;
+    return (static_cast<std::size_t>(buffers) * static_cast<std::size_t>(buf) + static_cast<std::size_t>(outs)) *
                sizeof(T) + 64;
   };
   if (host) {
-    s.kc = s.ks = static_cast<int>(K), s.bytes = bytes(1, K, 1);
+    s.kc = s.ks = static_cast<int>(K), s.bytes = bytes(1, K, 1, 1);
     return s;
   }
-  int force_cells = 0, force_kc = 0, force_groups = 0, force_budget = 0;
+  int force_cells = 0, force_kc = 0, force_groups = 0, force_budget = 0, force_slices = 0;
   if (const char* env = std::getenv("GRAIN_CELL_TILES"))
-    std::sscanf(env, "%d,%d,%d,%d", &force_cells, &force_kc, &force_groups, &force_budget);
-  const std::size_t budget = force_budget > 0 ? static_cast<std::size_t>(force_budget) : kStageRowsTeamScratch;
-  double best = -1;
-  bool best_whole = false;
-  for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
-    const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
-    const bool w = bytes(c, K, 2) <= budget;
-    if ((w && !best_whole) || (w == best_whole && fill > best)) best = fill, best_whole = w, s.cells = static_cast<int>(c);
+    std::sscanf(env, "%d,%d,%d,%d,%d", &force_cells, &force_kc, &force_groups, &force_budget, &force_slices);
+  const std::size_t budget = force_budget > 0 ? static_cast<std::size_t>(force_budget) : kCellTilesScratch;
+  if (K >= 64 || force_slices > 0) {
+    s.slices = force_slices > 0 ? force_slices : static_cast<int>(std::min<index_type>(4, std::max<index_type>(1, 256 / per)));
+    s.cells = force_cells > 0 ? force_cells : 1;
+  } else {
+    double best = -1;
+    for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
+      const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
+      const bool fits = bytes(c, K, 2, 1) <= budget;
+      if (fits && fill > best) best = fill, s.cells = static_cast<int>(c);
+    }
+    if (force_cells > 0) s.cells = force_cells;
   }
-  if (force_cells > 0 && force_cells * per <= 256) s.cells = force_cells, best_whole = bytes(force_cells, K, 2) <= budget;
+  s.threads = static_cast<int>((s.cells * per * s.slices + 31) / 32 * 32);
+  if (force_kc == 0 && bytes(s.cells, K, 1, s.slices) <= budget) {
+    s.two = bytes(s.cells, K, 2, s.slices) <= budget;
+    s.kc = s.ks = static_cast<int>(K);
+    s.groups = force_groups > 0 ? force_groups : s.two ? 4 : 1;
+    s.bytes = bytes(s.cells, K, s.two ? 2 : 1, s.slices);
+    return s;
+  }
+  // Passes of kc indices (one slice, one group a team).
+  s.whole = false, s.two = true, s.slices = 1;
   s.threads = static_cast<int>((s.cells * per + 31) / 32 * 32);
-  s.two = true;
-  index_type kc = K;
   auto odd = [](index_type k) { return k % 2 ? k : k + 1; };
-  if (force_kc > 0 && force_kc < K) {
-    kc = force_kc;
-  } else if (!(best_whole || force_kc >= K)) {
-    while (kc > 1 && bytes(s.cells, odd(kc), 2) > budget) --kc;
-  }
-  s.whole = kc >= K;
-  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(s.whole ? K : odd(kc));
-  s.groups = s.whole ? (force_groups > 0 ? force_groups : 4) : 1;
-  s.bytes = bytes(s.cells, s.ks, 2);
+  index_type kc = force_kc > 0 && force_kc < K ? force_kc : K;
+  while (force_kc == 0 && kc > 1 && bytes(s.cells, odd(kc), 2, 1) > kStageRowsTeamScratch) --kc;
+  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(odd(kc)), s.bytes = bytes(s.cells, s.ks, 2, 1);
   return s;
 }
 

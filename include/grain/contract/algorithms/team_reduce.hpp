@@ -397,6 +397,7 @@ struct ContractTeamSmallKCellTilesKernel {
   int ks;      // a staged row's length in scratch (passes of kc < K)
   bool whole;  // passes of whole groups
   bool two;    // double-buffered
+  int slices;  // of K per unit (whole: slices x units threads, partial sums added in write_out)
   static constexpr int g = 16;  // threads per row while staging row by row
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
 
@@ -405,8 +406,9 @@ struct ContractTeamSmallKCellTilesKernel {
   GRAIN_INLINE_FUNCTION static std::size_t buffer_elems(int cells, int L, int R, int rs) {
     return static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4 + static_cast<std::size_t>(cells * R * rs + V + 3) / 4 * 4;
   }
-  GRAIN_INLINE_FUNCTION static std::size_t out_elems(int cells, int L, int R) {
-    return static_cast<std::size_t>(cells * L * R + V);
+  GRAIN_INLINE_FUNCTION static int out_stride(int cells, int L, int R) { return (cells * L * R + 3) / 4 * 4; }
+  GRAIN_INLINE_FUNCTION static std::size_t out_elems(int cells, int L, int R, int slices) {
+    return static_cast<std::size_t>(slices * out_stride(cells, L, R) + V);
   }
 
   template <class Member>
@@ -424,7 +426,7 @@ struct ContractTeamSmallKCellTilesKernel {
     const std::size_t be = buffer_elems(cells, L, R, rs);
     buf[0] = m.team_scratch(0).template get<T>(be);
     buf[1] = two ? m.team_scratch(0).template get<T>(be) : buf[0];
-    T* so = m.team_scratch(0).template get<T>(out_elems(cells, L, R));
+    T* so = m.team_scratch(0).template get<T>(out_elems(cells, L, R, whole ? slices : 1));
     T* sb_off[2];  // right rows' start within each buffer
     for (int b = 0; b < 2; ++b) sb_off[b] = buf[b] + static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4;
     int skew_a[2] = {0, 0}, skew_b[2] = {0, 0};
@@ -464,18 +466,24 @@ struct ContractTeamSmallKCellTilesKernel {
       T* const dst = p.out + c0 * p.o_c;
       const int oskew = static_cast<int>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(T)) % V);
       if (whole) {
-        for (int u = rank; u < units; u += size) {
-          tile(u, nr, per, sa, sbp, rs, K, acc, true);
-          put(u, nr, per, acc, so + oskew);
+        // Slice sl of K for unit u: thread t takes u = t mod units, sl = t / units (slices > 1:
+        // one unit a thread); its sums go to the slice's own outputs in scratch.
+        const int step = slices > 1 ? units * slices : size;
+        for (int t = rank; t < units * slices; t += step) {
+          const int u = t % units, sl = t / units;
+          const int k0 = static_cast<int>(static_cast<long>(K) * sl / slices);
+          const int k1 = static_cast<int>(static_cast<long>(K) * (sl + 1) / slices);
+          tile(u, nr, per, sa, sbp, rs, 0 + k0, k1, acc, true);
+          put(u, nr, per, acc, so + oskew + sl * out_stride(cells, L, R));
         }
       } else if (rank < units) {  // one unit a thread (the launch sees to it)
         const int k0 = chunk * kc;
-        tile(rank, nr, per, sa, sbp, rs, K - k0 < kc ? K - k0 : kc, acc, chunk == 0);
+        tile(rank, nr, per, sa, sbp, rs, 0, K - k0 < kc ? K - k0 : kc, acc, chunk == 0);
         if (chunk == chunks - 1) put(rank, nr, per, acc, so + oskew);
       }
       if (chunk == chunks - 1) {
         m.team_barrier();
-        write_out(m, c0, nc, so, oskew);
+        write_out(m, c0, nc, so, oskew, whole ? slices : 1, out_stride(cells, L, R));
       }
       m.team_barrier();  // the buffer and the outputs are free again
     }
@@ -499,22 +507,54 @@ struct ContractTeamSmallKCellTilesKernel {
     }
   }
 
-  // acc (zeroed first where `zero`) += the products of unit u's rows over n staged indices.
-  GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int n, T (&acc)[MB][NB],
-                                  bool zero) const {
+  // acc (zeroed first where `zero`) += the products of unit u's rows over staged indices k0 .. k1.
+  // Row pointers stepped 4 indices at a time, so the 4 x (MB + NB) loads of a step take
+  // immediate offsets (session 26, run 4: with an offset per load, integer instructions took
+  // 45% of the issue slots and 606 M instructions ran for 122 M warp FMAs).
+  GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int k0, int k1,
+                                  T (&acc)[MB][NB], bool zero) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
     const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
-    int xa[MB], xb[NB];  // row offsets in scratch
-    for (int i = 0; i < MB; ++i) xa[i] = (c * L + (lb * MB + i < L ? lb * MB + i : L - 1)) * rs;
-    for (int j = 0; j < NB; ++j) xb[j] = (c * R + (rb * NB + j < R ? rb * NB + j : R - 1)) * rs;
-    if (zero)
+    const T* xa[MB];
+    const T* xb[NB];
+#pragma unroll
+    for (int i = 0; i < MB; ++i) xa[i] = sa + (c * L + (lb * MB + i < L ? lb * MB + i : L - 1)) * rs + k0;
+#pragma unroll
+    for (int j = 0; j < NB; ++j) xb[j] = sb + (c * R + (rb * NB + j < R ? rb * NB + j : R - 1)) * rs + k0;
+    if (zero) {
+#pragma unroll
       for (int i = 0; i < MB; ++i)
+#pragma unroll
         for (int j = 0; j < NB; ++j) acc[i][j] = T(0);
-    for (int k = 0; k < n; ++k) {
+    }
+    int k = k0;
+    for (; k + 4 <= k1; k += 4) {
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        T x[MB], y[NB];
+#pragma unroll
+        for (int i = 0; i < MB; ++i) x[i] = xa[i][kk];
+#pragma unroll
+        for (int j = 0; j < NB; ++j) y[j] = xb[j][kk];
+#pragma unroll
+        for (int i = 0; i < MB; ++i)
+#pragma unroll
+          for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
+      }
+#pragma unroll
+      for (int i = 0; i < MB; ++i) xa[i] += 4;
+#pragma unroll
+      for (int j = 0; j < NB; ++j) xb[j] += 4;
+    }
+    for (int kk = 0; k + kk < k1; ++kk) {
       T x[MB], y[NB];
-      for (int i = 0; i < MB; ++i) x[i] = sa[xa[i] + k];
-      for (int j = 0; j < NB; ++j) y[j] = sb[xb[j] + k];
+#pragma unroll
+      for (int i = 0; i < MB; ++i) x[i] = xa[i][kk];
+#pragma unroll
+      for (int j = 0; j < NB; ++j) y[j] = xb[j][kk];
+#pragma unroll
       for (int i = 0; i < MB; ++i)
+#pragma unroll
         for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
     }
   }
@@ -531,7 +571,8 @@ struct ContractTeamSmallKCellTilesKernel {
   // The group's outputs from scratch (element e at so[oskew + e]) to out: one run of 16-byte
   // stores where the outputs lie back to back, else one output at a time.
   template <class Member>
-  GRAIN_INLINE_FUNCTION void write_out(const Member& m, index_type c0, int nc, const T* so, int oskew) const {
+  GRAIN_INLINE_FUNCTION void write_out(const Member& m, index_type c0, int nc, const T* so, int oskew, int ns,
+                                       int os) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), n = nc * L * R;
     const ContractProblem<T>& q = p;
     if (p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R) {
@@ -545,6 +586,10 @@ struct ContractTeamSmallKCellTilesKernel {
       parallel_for(TeamThreadRange(m, packs + head + (n - tail)), [&](index_type i) {
         if (i < packs) {
           P v = sp[i];
+          for (int sl = 1; sl < ns; ++sl) {
+            const P w = *reinterpret_cast<const P*>(so + oskew + head + sl * os + i * V);
+            for (int e = 0; e < V; ++e) v.v[e] += w.v[e];
+          }
           if (add) {
             const P o = dp[i];
             for (int e = 0; e < V; ++e) v.v[e] += o.v[e];
@@ -552,13 +597,17 @@ struct ContractTeamSmallKCellTilesKernel {
           dp[i] = v;
         } else {
           const int e = static_cast<int>(i - packs) < head ? static_cast<int>(i - packs) : tail + static_cast<int>(i - packs) - head;
-          dst[e] = add ? dst[e] + so[oskew + e] : so[oskew + e];
+          T v = so[oskew + e];
+          for (int sl = 1; sl < ns; ++sl) v += so[oskew + sl * os + e];
+          dst[e] = add ? dst[e] + v : v;
         }
       });
     } else {
       parallel_for(TeamThreadRange(m, n), [&](index_type i) {
         const int e = static_cast<int>(i), c = e / (L * R), l = (e - c * L * R) / R, r = e - c * L * R - l * R;
-        q.store(c0 + c, l, r, so[oskew + e]);
+        T v = so[oskew + e];
+        for (int sl = 1; sl < ns; ++sl) v += so[oskew + sl * os + e];
+        q.store(c0 + c, l, r, v);
       });
     }
   }
@@ -713,7 +762,7 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     auto policy = contract_team_policy<Exec>(s.whole ? (all + s.groups - 1) / s.groups : all, s.threads);
     policy.set_scratch_size(0, PerTeam(s.bytes));
     parallel_for(policy, ContractTeamSmallKCellTilesKernel<T, kCellTile, kCellTile>{p, s.cells, s.groups, s.kc, s.ks,
-                                                                                    s.whole, s.two});
+                                                                                    s.whole, s.two, s.slices});
     return;
   }
   if (p.stage_rows()) {
