@@ -447,18 +447,6 @@ struct ContractTeamSmallKCellTilesKernel {
       m.copy_commit();
     };
     T acc[MB][NB] = {};
-    // Where the team has a thread for every unit and slice (always on the GPU), thread t takes
-    // unit t mod (cells per) and slice t / (cells per), the same in every group; units of cells
-    // past a short last group stay idle.
-    const bool fixed = size >= cells * per * slices;
-    Unit mine{};
-    if (fixed) {
-      const int sl = rank / (cells * per);
-      const index_type k0 = static_cast<index_type>(K) * sl / slices, k1 = static_cast<index_type>(K) * (sl + 1) / slices;
-      mine = unit(rank - sl * cells * per, nr, per, static_cast<int>(k0), static_cast<int>(k1));
-      mine.sl = sl;
-      if (sl >= slices) mine.c = cells;  // no unit
-    }
     stage(0);
     for (int pass = 0; pass < passes; ++pass) {
       if (two && pass + 1 < passes) {
@@ -472,22 +460,26 @@ struct ContractTeamSmallKCellTilesKernel {
       const int gi = pass / chunks, chunk = pass - gi * chunks;
       const index_type c0 = (g0 + gi) * cells;
       const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
+      const int units = nc * per;
       const T* sa = buf[b] + skew_a[b];
       const T* sbp = sb_off[b] + skew_b[b];
       T* const dst = p.out + c0 * p.o_c;
       const int oskew = static_cast<int>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(T)) % V);
-      if (fixed) {  // one unit a thread, decomposed once (mine)
-        if (mine.c < nc) {
-          tile(mine, sa, sbp, rs, whole ? mine.k0 : 0, whole ? mine.k1 : (K - chunk * kc < kc ? K - chunk * kc : kc), acc,
-               whole || chunk == 0);
-          if (chunk == chunks - 1) put(mine, acc, so + oskew + mine.sl * out_stride(cells, L, R));
+      if (whole) {
+        // Slice sl of K for unit u: thread t takes u = t mod units, sl = t / units (slices > 1:
+        // one unit a thread); its sums go to the slice's own outputs in scratch.
+        const int step = slices > 1 ? units * slices : size;
+        for (int t = rank; t < units * slices; t += step) {
+          const int u = t % units, sl = t / units;
+          const int k0 = static_cast<int>(static_cast<long>(K) * sl / slices);
+          const int k1 = static_cast<int>(static_cast<long>(K) * (sl + 1) / slices);
+          tile(u, nr, per, sa, sbp, rs, 0 + k0, k1, acc, true);
+          put(u, nr, per, acc, so + oskew + sl * out_stride(cells, L, R));
         }
-      } else {  // a host team: one thread takes every unit in turn (one pass, one slice)
-        for (int u = rank; u < nc * per; u += size) {
-          const Unit w = unit(u, nr, per, 0, K);
-          tile(w, sa, sbp, rs, 0, K, acc, true);
-          put(w, acc, so + oskew);
-        }
+      } else if (rank < units) {  // one unit a thread (the launch sees to it)
+        const int k0 = chunk * kc;
+        tile(rank, nr, per, sa, sbp, rs, 0, K - k0 < kc ? K - k0 : kc, acc, chunk == 0);
+        if (chunk == chunks - 1) put(rank, nr, per, acc, so + oskew);
       }
       if (chunk == chunks - 1) {
         m.team_barrier();
@@ -515,27 +507,20 @@ struct ContractTeamSmallKCellTilesKernel {
     }
   }
 
-  // A unit: cell c of the group, row block lb, field block rb; slice sl of K (k0 .. k1).
-  struct Unit {
-    int c, lb, rb, sl, k0, k1;
-  };
-  GRAIN_INLINE_FUNCTION static Unit unit(int u, int nr, int per, int k0, int k1) {
-    const int c = u / per, q = u - c * per, lb = q / nr;
-    return Unit{c, lb, q - lb * nr, 0, k0, k1};
-  }
-
-  // acc (zeroed first where `zero`) += the products of unit w's rows over staged indices k0 .. k1.
+  // acc (zeroed first where `zero`) += the products of unit u's rows over staged indices k0 .. k1.
   // Row pointers stepped 4 indices at a time, so the 4 x (MB + NB) loads of a step take
-  // immediate offsets.
-  GRAIN_INLINE_FUNCTION void tile(const Unit& w, const T* sa, const T* sb, int rs, int k0, int k1, T (&acc)[MB][NB],
-                                  bool zero) const {
+  // immediate offsets (session 26, run 4: with an offset per load, integer instructions took
+  // 45% of the issue slots and 606 M instructions ran for 122 M warp FMAs).
+  GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int k0, int k1,
+                                  T (&acc)[MB][NB], bool zero) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
+    const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
     const T* xa[MB];
     const T* xb[NB];
 #pragma unroll
-    for (int i = 0; i < MB; ++i) xa[i] = sa + (w.c * L + (w.lb * MB + i < L ? w.lb * MB + i : L - 1)) * rs + k0;
+    for (int i = 0; i < MB; ++i) xa[i] = sa + (c * L + (lb * MB + i < L ? lb * MB + i : L - 1)) * rs + k0;
 #pragma unroll
-    for (int j = 0; j < NB; ++j) xb[j] = sb + (w.c * R + (w.rb * NB + j < R ? w.rb * NB + j : R - 1)) * rs + k0;
+    for (int j = 0; j < NB; ++j) xb[j] = sb + (c * R + (rb * NB + j < R ? rb * NB + j : R - 1)) * rs + k0;
     if (zero) {
 #pragma unroll
       for (int i = 0; i < MB; ++i)
@@ -574,23 +559,13 @@ struct ContractTeamSmallKCellTilesKernel {
     }
   }
 
-  // Unit w's sums into the group's outputs in scratch, (c, l, r) at (c L + l) R + r.
-  GRAIN_INLINE_FUNCTION void put(const Unit& w, const T (&acc)[MB][NB], T* so) const {
+  // Unit u's sums into the group's outputs in scratch, (c, l, r) at (c L + l) R + r.
+  GRAIN_INLINE_FUNCTION void put(int u, int nr, int per, const T (&acc)[MB][NB], T* so) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
-    const int l0 = w.lb * MB, r0 = w.rb * NB;
-    T* o = so + (w.c * L + l0) * R + r0;
-    if (l0 + MB <= L && r0 + NB <= R) {
-#pragma unroll
-      for (int i = 0; i < MB; ++i)
-#pragma unroll
-        for (int j = 0; j < NB; ++j) o[i * R + j] = acc[i][j];
-    } else {
-#pragma unroll
-      for (int i = 0; i < MB; ++i)
-#pragma unroll
-        for (int j = 0; j < NB; ++j)
-          if (l0 + i < L && r0 + j < R) o[i * R + j] = acc[i][j];
-    }
+    const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
+    for (int i = 0; i < MB; ++i)
+      for (int j = 0; j < NB; ++j)
+        if (lb * MB + i < L && rb * NB + j < R) so[(c * L + lb * MB + i) * R + rb * NB + j] = acc[i][j];
   }
 
   // The group's outputs from scratch (element e at so[oskew + e]) to out: one run of 16-byte
