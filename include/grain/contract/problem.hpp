@@ -330,8 +330,10 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
 // K slices per unit, threads and scratch bytes per team. On the GPU (session 26, runs 3-5):
 //   * K < 64: the cell count up to 8 (at most 256 units) whose units fill whole warps best with
 //     two buffers of whole cells and the outputs within kCellTilesScratch, 4 groups a team;
-//   * K >= 64, a cell's rows within kCellTilesScratch: one cell a group, up to 4 slices of K (at
-//     most 256 threads), two buffers and 4 groups where they fit, else one;
+//   * K >= 64, a cell's rows within kCellTilesScratch: one cell a group, 2 slices of K (at most
+//     256 threads; run 5: FieldFieldVector / FieldFieldTensor Q2 float 0.81 / 0.66 ms against
+//     1.19 / 0.76 with 4 slices and 0.85 / 0.88 with 1), two buffers and 4 groups where they fit,
+//     else one;
 //   * else passes of the most indices that fit kStageRowsTeamScratch, rows an odd number of
 //     elements apart (slow: rows copied one element at a time).
 // A host team is one thread: one cell a group, one pass, one slice. GRAIN_CELL_TILES =
@@ -365,7 +367,7 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
     std::sscanf(env, "%d,%d,%d,%d,%d", &force_cells, &force_kc, &force_groups, &force_budget, &force_slices);
   const std::size_t budget = force_budget > 0 ? static_cast<std::size_t>(force_budget) : kCellTilesScratch;
   if (K >= 64 || force_slices > 0) {
-    s.slices = force_slices > 0 ? force_slices : static_cast<int>(std::min<index_type>(4, std::max<index_type>(1, 256 / per)));
+    s.slices = force_slices > 0 ? force_slices : static_cast<int>(std::min<index_type>(2, std::max<index_type>(1, 256 / per)));
     s.cells = force_cells > 0 ? force_cells : 1;
   } else {
     double best = -1;

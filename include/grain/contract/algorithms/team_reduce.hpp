@@ -388,6 +388,11 @@ struct ContractTeamSmallKCellBlocksKernel {
 // scratch, so a group's outputs (back to back in LayoutRight) are stored as one run of 16-byte
 // stores (a tile's own stores would write 16-byte pieces of four rows). A host team is one thread,
 // one cell a group, one pass: it takes the units in turn.
+// Where it stands (H100, session 26, runs 3-9, docs/performance.md): 20-60x faster than the lanes
+// these shapes took before (FieldFieldScalar Q2 float 47 -> 0.93 ms), but behind cuBLAS on every
+// Q2 case (float 0.66-0.93 ms against 0.50-0.80), so Auto keeps `blas` there. Nsight Compute:
+// 55% of the issue slots busy, 20-24% occupancy at 96 registers a thread, FMAs a quarter of the
+// instructions; integer work outside the inner loop (staging, index arithmetic) is the rest.
 template <class T, int MB = 4, int NB = 4>
 struct ContractTeamSmallKCellTilesKernel {
   ContractProblem<T> p;
@@ -509,8 +514,9 @@ struct ContractTeamSmallKCellTilesKernel {
 
   // acc (zeroed first where `zero`) += the products of unit u's rows over staged indices k0 .. k1.
   // Row pointers stepped 4 indices at a time, so the 4 x (MB + NB) loads of a step take
-  // immediate offsets (session 26, run 4: with an offset per load, integer instructions took
-  // 45% of the issue slots and 606 M instructions ran for 122 M warp FMAs).
+  // immediate offsets (session 26, runs 4-5, FieldFieldScalar Q2 float: 606 M -> 535 M
+  // instructions for 122 M warp FMAs; the loads stay generic, the compiler not knowing the
+  // scratch pointer's space).
   GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int k0, int k1,
                                   T (&acc)[MB][NB], bool zero) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
