@@ -6,14 +6,7 @@ set -u
 out=${OUT:-gpu-results}
 mkdir -p "$out/r"
 bash scripts/device-unpack.sh
-T=.device-carry/tests/grain_contract_tests
-$T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*:*cuda*FieldFieldEveryAlgorithm*:*cuda*FieldFieldLongK*:*cuda*StagedCellQuads*' > "$out/r/tests.log" 2>&1
-echo "TEST tiles rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/tests.log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-grep -E '^\[  FAILED' "$out/r/tests.log" | head | tee -a "$out/summary.txt"
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*' > "$out/r/$tool.log" 2>&1
-  echo "SANITIZER $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$tool.log" | tail -1)" | tee -a "$out/summary.txt"
-done
+source "$(dirname "$0")/tiles-check.sh"
 for round in 1 2; do
   .device-carry/grain bench contract --backend cuda --kernel all --case Q2 --dtype all --layout right \
     --algorithm team-small-k,blas,cublas-strided-batched --json "$out/r/q2-$round.json" > "$out/r/q2-$round.txt" 2>&1

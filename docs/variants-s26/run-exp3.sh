@@ -6,14 +6,7 @@ set -u
 out=${OUT:-gpu-results}
 mkdir -p "$out/r"
 bash scripts/device-unpack.sh
-T=.device-carry/tests/grain_contract_tests
-$T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*:*cuda*FieldFieldEveryAlgorithm*:*cuda*FieldFieldLongK*:*cuda*StagedCellQuads*' > "$out/r/tests.log" 2>&1
-echo "TEST tiles rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/tests.log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-grep -E '^\[  FAILED|Failure|expected' "$out/r/tests.log" | head | tee -a "$out/summary.txt"
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*' > "$out/r/$tool.log" 2>&1
-  echo "SANITIZER $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$tool.log" | tail -1)" | tee -a "$out/summary.txt"
-done
+source "$(dirname "$0")/tiles-check.sh"
 show() { python3 -c "import json,sys; [print(sys.argv[2],r['kernel'],r['dtype'],r['algorithm'],'%.3f'%r['ms'],'%.3f'%r['roofline'],r['verified']) for r in json.load(open(sys.argv[1]))['rows'] if r['kernel'].startswith('FieldField')]" "$1" "$2" | tee -a "$out/summary.txt"; }
 i=0
 for v in "" "0,0,0,98304" "0,0,8,0" "0,0,1,0" "2,0,0,98304" "8,0,0,0" "0,0,0,24576" ""; do

@@ -6,18 +6,13 @@ set -u
 out=${OUT:-gpu-results}
 mkdir -p "$out/r"
 bash scripts/device-unpack.sh
-T=.device-carry/tests/grain_contract_tests
-$T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*:*cuda*FieldFieldEveryAlgorithm*:*cuda*FieldFieldLongK*:*cuda*StagedCellQuads*' > "$out/r/tests.log" 2>&1
-echo "TEST tiles rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/tests.log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-grep -E '^\[  FAILED|Failure|expected' "$out/r/tests.log" | head | tee -a "$out/summary.txt"
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*' > "$out/r/$tool.log" 2>&1
-  echo "SANITIZER $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$tool.log" | tail -1)" | tee -a "$out/summary.txt"
-done
+source "$(dirname "$0")/tiles-check.sh"
 show() { python3 -c "import json,sys; [print(sys.argv[2],r['kernel'],r['dtype'],r['algorithm'],'%.3f'%r['ms'],'%.3f'%r['roofline'],r['verified']) for r in json.load(open(sys.argv[1]))['rows'] if r['kernel'].startswith('FieldField')]" "$1" "$2" | tee -a "$out/summary.txt"; }
 i=0
-for v in "" "0,0,0,0,2" "0,0,0,49152" "0,0,1,0" "0,0,0,160000" "0,0,0,0,1" ""; do
+# VARIANTS: the shapes, "-" for the rule's own (run 6 ran its own list through this script).
+for v in ${VARIANTS:-- 0,0,0,0,2 0,0,0,49152 0,0,1,0 0,0,0,160000 0,0,0,0,1 -}; do
   i=$((i+1))
+  [ "$v" = - ] && v=""
   GRAIN_CELL_TILES="$v" .device-carry/grain bench contract --backend cuda --kernel all --case Q2 --dtype all --layout right \
     --algorithm team-small-k,cublas-strided-batched --json "$out/r/q2-$i.json" > "$out/r/q2-$i.txt" 2>&1
   echo "bench $i [$v] rc=$?" | tee -a "$out/summary.txt"
@@ -31,4 +26,4 @@ for k in FieldFieldScalar FieldFieldTensor; do
   echo "== ncu $k rc=$?" | tee -a "$out/summary.txt"
   grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  |highest-utilized" "$out/r/ncu-$k.txt" | tee -a "$out/summary.txt"
 done
-cd "$out" && tar czf run5-data.tar.gz r && rm -rf r
+cd "$out" && tar czf ${TAG:-run5}-data.tar.gz r && rm -rf r

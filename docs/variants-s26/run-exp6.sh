@@ -1,34 +1,4 @@
 #!/usr/bin/env bash
-# Session 26, run 6: team-small-k's cell tiles with each thread's unit decomposed once: the
-# tests (memcheck and racecheck over the new one), then LayoutRight FieldField Q2 with
-# team-small-k under several shapes (GRAIN_CELL_TILES = cells,kc,groups,budget,slices) beside cuBLAS.
-set -u
-out=${OUT:-gpu-results}
-mkdir -p "$out/r"
-bash scripts/device-unpack.sh
-T=.device-carry/tests/grain_contract_tests
-$T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*:*cuda*FieldFieldEveryAlgorithm*:*cuda*FieldFieldLongK*:*cuda*StagedCellQuads*' > "$out/r/tests.log" 2>&1
-echo "TEST tiles rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/tests.log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
-grep -E '^\[  FAILED|Failure|expected' "$out/r/tests.log" | head | tee -a "$out/summary.txt"
-for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $T --gtest_brief=1 --gtest_filter='*cuda*StagedCellTiles*' > "$out/r/$tool.log" 2>&1
-  echo "SANITIZER $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$tool.log" | tail -1)" | tee -a "$out/summary.txt"
-done
-show() { python3 -c "import json,sys; [print(sys.argv[2],r['kernel'],r['dtype'],r['algorithm'],'%.3f'%r['ms'],'%.3f'%r['roofline'],r['verified']) for r in json.load(open(sys.argv[1]))['rows'] if r['kernel'].startswith('FieldField')]" "$1" "$2" | tee -a "$out/summary.txt"; }
-i=0
-for v in "" "0,0,0,0,2" "0,0,0,49152" "3,0,0,0" "0,0,0,0,1" ""; do
-  i=$((i+1))
-  GRAIN_CELL_TILES="$v" .device-carry/grain bench contract --backend cuda --kernel all --case Q2 --dtype all --layout right \
-    --algorithm team-small-k,cublas-strided-batched --json "$out/r/q2-$i.json" > "$out/r/q2-$i.txt" 2>&1
-  echo "bench $i [$v] rc=$?" | tee -a "$out/summary.txt"
-  show "$out/r/q2-$i.json" "[$v]"
-done
-N="ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis"
-for k in FieldFieldScalar FieldFieldTensor; do
-  timeout 120 $N --kernel-name-base demangled --kernel-name regex:'CellTiles' --launch-skip 1 --launch-count 1 \
-    .device-carry/grain bench contract --backend cuda --layout right --reps 2 --algorithm team-small-k \
-    --kernel $k --case Q2 --dtype float > "$out/r/ncu-$k.txt" 2>&1
-  echo "== ncu $k rc=$?" | tee -a "$out/summary.txt"
-  grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  |highest-utilized" "$out/r/ncu-$k.txt" | tee -a "$out/summary.txt"
-done
-cd "$out" && tar czf run6-data.tar.gz r && rm -rf r
+# Session 26, run 6: run-exp5.sh over binaries in which each thread's unit and K slice were taken
+# apart once per launch (reverted after this run), with these shapes.
+VARIANTS='- 0,0,0,0,2 0,0,0,49152 3,0,0,0 0,0,0,0,1 -' TAG=run6 exec bash "$(dirname "$0")/run-exp5.sh"

@@ -533,26 +533,8 @@ struct ContractTeamSmallKCellTilesKernel {
 #pragma unroll
         for (int j = 0; j < NB; ++j) acc[i][j] = T(0);
     }
-    int k = k0;
-    for (; k + 4 <= k1; k += 4) {
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        T x[MB], y[NB];
-#pragma unroll
-        for (int i = 0; i < MB; ++i) x[i] = xa[i][kk];
-#pragma unroll
-        for (int j = 0; j < NB; ++j) y[j] = xb[j][kk];
-#pragma unroll
-        for (int i = 0; i < MB; ++i)
-#pragma unroll
-          for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
-      }
-#pragma unroll
-      for (int i = 0; i < MB; ++i) xa[i] += 4;
-#pragma unroll
-      for (int j = 0; j < NB; ++j) xb[j] += 4;
-    }
-    for (int kk = 0; k + kk < k1; ++kk) {
+    // The products at index kk past the row pointers.
+    auto step = [&](int kk) {
       T x[MB], y[NB];
 #pragma unroll
       for (int i = 0; i < MB; ++i) x[i] = xa[i][kk];
@@ -562,7 +544,17 @@ struct ContractTeamSmallKCellTilesKernel {
       for (int i = 0; i < MB; ++i)
 #pragma unroll
         for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
+    };
+    int k = k0;
+    for (; k + 4 <= k1; k += 4) {
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) step(kk);
+#pragma unroll
+      for (int i = 0; i < MB; ++i) xa[i] += 4;
+#pragma unroll
+      for (int j = 0; j < NB; ++j) xb[j] += 4;
     }
+    for (int kk = 0; k + kk < k1; ++kk) step(kk);
   }
 
   // Unit u's sums into the group's outputs in scratch, (c, l, r) at (c L + l) R + r.
