@@ -49,6 +49,16 @@
 #define GRAIN_HOST_UNROLL
 #endif
 
+// Tells the compiler that a pointer points into level-0 team scratch, which is shared memory on
+// the GPU: it then reads it with shared-memory loads and 32-bit addresses instead of generic
+// loads through 64-bit pointers (which it uses where it cannot trace the pointer to its
+// allocation, as for scratch handed out by the team member). Empty elsewhere.
+#if defined(__CUDA_ARCH__)
+#define GRAIN_ASSUME_TEAM_SCRATCH(p) __builtin_assume(__isShared(p))
+#else
+#define GRAIN_ASSUME_TEAM_SCRATCH(p) ((void)0)
+#endif
+
 // True while compiling device code (the CUDA device pass).
 #if defined(__CUDA_ARCH__)
 #define GRAIN_IN_DEVICE_CODE 1
