@@ -614,7 +614,7 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   EXPECT_EQ(contract_auto_algorithm(ffr(500, 125, 1943), ContractExec::Cuda), ContractAlgorithm::Blas);  // K % 4 != 0
   EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(276, 125, 1944), ContractExec::Cuda), ContractAlgorithm::Blas);
   const auto long_k = ffr(552, 125, 1944);
-  const auto q3 = ffr(32768, 64, 64), q4 = ffr(4971, 125, 216);
+  [[maybe_unused]] const auto q3 = ffr(32768, 64, 64), q4 = ffr(4971, 125, 216);
 #if defined(GRAIN_ENABLE_CUDA)
   const bool hopper = grain::impl::cuda_device_count() > 0 && grain::impl::cuda_device().cc_major == 9 &&
                       grain::impl::cuda_device().cc_minor == 0;

@@ -388,10 +388,11 @@ struct ContractTeamSmallKCellBlocksKernel {
 // scratch, so a group's outputs (back to back in LayoutRight) are stored as one run of 16-byte
 // stores (a tile's own stores would write 16-byte pieces of four rows). A host team is one thread,
 // one cell a group, one pass: it takes the units in turn.
-// Where it stands (H100, session 26, runs 3-9, docs/performance.md): 20-60x faster than the lanes
-// these shapes took before (FieldFieldScalar Q2 float 47 -> 0.93 ms), but behind cuBLAS on every
-// Q2 case (float 0.66-0.93 ms against 0.50-0.80), so Auto keeps `blas` there. Nsight Compute:
-// 55% of the issue slots busy, 20-24% occupancy at 96 registers a thread, FMAs a quarter of the
+// Where it stands (H100, session 26, runs 3-11, docs/performance.md): 6-60x faster than the lanes
+// these shapes took before (FieldFieldScalar Q2 float 47 -> 0.78 ms), level with cuBLAS on
+// FieldFieldScalar Q2 float (0.78-0.79 ms against 0.78-0.80) and behind on the other Q2 cases
+// (FieldFieldTensor float 0.58 against 0.50, double 0.74-2.4x cuBLAS's time), so Auto keeps
+// `blas` there. Nsight Compute (run 11): 80 registers a thread, FMAs a quarter of the
 // instructions; integer work outside the inner loop (staging, index arithmetic) is the rest.
 template <class T, int MB = 4, int NB = 4>
 struct ContractTeamSmallKCellTilesKernel {
