@@ -12,4 +12,4 @@ echo "SANITIZER memcheck grain_contract_tests rc=$? $(grep -E 'ERROR SUMMARY' "$
   | tee -a "$out/summary.txt"
 GRAIN_TEST_SMALL=1 SANITIZE='^none$' bash scripts/device-run.sh tests
 mkdir -p "$out/r"
-VARIANTS='- -' TAG=run11 exec bash "$(dirname "$0")/run-exp5.sh"
+VARIANTS=${VARIANTS:-'- -'} TAG=${TAG:-run11} exec bash "$(dirname "$0")/run-exp5.sh"

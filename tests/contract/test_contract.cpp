@@ -2,6 +2,7 @@
 // every enabled back end, against grain's serial oracle and an independent naive loop, on random
 // non-zero inputs of odd extents, with the output NaN-poisoned first (overwrite) or holding
 // random values (sum_into). The combinations are looped inside a few tests to keep CI fast.
+#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -408,6 +409,24 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTiles) {
   int runs = 0;
   staged_cell_tiles<TypeParam, float>(13000, runs);
   staged_cell_tiles<TypeParam, double>(14000, runs);
+  EXPECT_GT(runs, 0);
+}
+
+// The same kernel under shapes its rule does not choose (GRAIN_CELL_TILES, read at each launch on
+// the GPU; host teams ignore it): one buffer with several groups a team (session 26, run 12: its
+// passes after the first reused the first group's rows, and the check failed), row passes of 7
+// indices, one and 4 slices, 2 cells a group. FieldFieldTensor Q2-like cells in float (K = 243)
+// and FieldFieldScalar (K = 27), 13 cells so the last team's groups run short.
+GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTilesForcedShapes) {
+  int runs = 0;
+  std::uint64_t seed = 15000;
+  for (const char* shape : {"0,0,8,0", "0,7,0,0", "0,0,0,0,1", "0,0,0,0,4", "2,0,3,0", "0,0,3,20000"}) {
+    ::setenv("GRAIN_CELL_TILES", shape, 1);
+    sweep<TypeParam, 2, 3, float, grain::LayoutRight>({13, 27, 27, 27, 3, 3}, false, seed += 10, runs);
+    sweep<TypeParam, 2, 1, float, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
+    sweep<TypeParam, 2, 1, double, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
+  }
+  ::unsetenv("GRAIN_CELL_TILES");
   EXPECT_GT(runs, 0);
 }
 

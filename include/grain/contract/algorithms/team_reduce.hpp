@@ -459,6 +459,7 @@ struct ContractTeamSmallKCellTilesKernel {
         stage(pass + 1);
         m.copy_wait_prior();
       } else {
+        if (!two && pass > 0) stage(pass);  // one buffer: free since the last pass's barrier
         m.team_copy_wait();
       }
       m.team_barrier();
