@@ -391,11 +391,12 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellQuads) {
 }
 
 // team-small-k's cell tiles (LayoutRight FieldField cells of 17-32 x 17-32, more than 256 outputs:
-// ContractTeamSmallKCellTilesKernel): K = 27 (whole cells, several a team), 64 (even K), 81 and
-// 243 (float and double, on the GPU in passes of staged rows), L and R not multiples of the 4 x 4
-// tiles (edge tiles), cell counts that leave the last team part-full and put the teams' runs at
-// every 16-byte skew; every algorithm runs (sweep), overwrite and sum_into, against the naive loop
-// and the serial oracle.
+// ContractTeamSmallKCellTilesKernel): K = 27 (one pass, several groups a team), 64, 81 and 243
+// (on the GPU in passes; K = 81 and 243 passes of 27 float or 14 double indices, whose staged rows
+// end in zeroed padding), L and R not covered exactly by the 3 x 9 tiles (rows and fields
+// re-read and dropped), cell counts that leave the last team part-full and put the groups'
+// outputs at every 16-byte skew; every algorithm runs (sweep), overwrite and sum_into, against the
+// naive loop and the serial oracle.
 template <class Exec, class T>
 void staged_cell_tiles(std::uint64_t seed, int& runs) {
   sweep<Exec, 2, 1, T, grain::LayoutRight>({37, 27, 27, 27, 1, 1}, false, seed + 1, runs);
@@ -412,25 +413,26 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTiles) {
   EXPECT_GT(runs, 0);
 }
 
-// The same kernel under shapes its rule does not choose (GRAIN_CELL_TILES, read at each launch on
-// the GPU; host teams ignore it): one buffer with several groups a team (session 26, run 12: its
-// passes after the first reused the first group's rows, and the check failed), row passes of 7
-// indices, one and 4 slices, 2 cells a group. FieldFieldTensor Q2-like cells in float (K = 243)
-// and FieldFieldScalar (K = 27), 13 cells so the last team's groups run short.
+// The same kernel under shapes its rule does not choose (grain::impl::cell_tiles_override; host
+// teams ignore it): passes of 7 and 9 indices (padded rows), passes of one index (the outputs too
+// many for a buffer, so gathered apart), one buffer with several groups a team (a budget two
+// buffers do not fit: session 26's kernel, run 12, reused the first group's rows there), one and
+// 8 cells a group, 2 cells with the rule's budget. FieldFieldTensor Q2-like cells in float
+// (K = 243) and FieldFieldScalar (K = 27), 13 cells so the last team's groups run short.
 GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTilesForcedShapes) {
   int runs = 0;
   std::uint64_t seed = 15000;
-  for (const char* shape : {"0,0,8,0", "0,7,0,0", "0,0,0,0,1", "0,0,0,0,4", "2,0,3,0", "0,0,3,20000"}) {
-    ::setenv("GRAIN_CELL_TILES", shape, 1);
+  const grain::impl::CellTilesOverride shapes[] = {{0, 7, 0, 0},   {0, 9, 1, 0},      {0, 1, 2, 0},
+                                                   {2, 27, 3, 14000}, {1, 0, 1, 0}, {8, 0, 0, 0}, {2, 0, 3, 20000}};
+  for (const auto& shape : shapes) {
+    grain::impl::cell_tiles_override() = shape;
     sweep<TypeParam, 2, 3, float, grain::LayoutRight>({13, 27, 27, 27, 3, 3}, false, seed += 10, runs);
     sweep<TypeParam, 2, 1, float, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
     sweep<TypeParam, 2, 1, double, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
   }
-  ::unsetenv("GRAIN_CELL_TILES");
+  grain::impl::cell_tiles_override() = {};
   EXPECT_GT(runs, 0);
 }
-
-
 
 // dot_strided's strided branch with 1, 2, 4 and 8 partial sums (flat's float GPU threads use 8
 // when they are few), and dot_strided_rows over 2 and 4 rows of y (flat's field pairs,

@@ -582,7 +582,11 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(7281, 8, 576, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ff(7281, 4, 576, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(100000, 4, 100, 0.0, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
-  EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
+  // 27 x 27 float cells over K = 27: team-small-k's cell tiles (session 27); K = 81 and double:
+  // cuBLAS.
+  EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 81, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
+  EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0), ContractExec::Cuda), ContractAlgorithm::Blas);
 }
 
 // The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float for
@@ -609,7 +613,9 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
     return p;
   };
   using grain::impl::contract_auto_algorithm;
-  EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::Blas);  // L, R <= 32
+  // L, R <= 32: team-small-k's cell tiles for K <= 32 (session 27), else cuBLAS.
+  EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
+  EXPECT_EQ(contract_auto_algorithm(ffr(61370, 27, 81), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ffr(200000, 64, 32), ContractExec::Cuda), ContractAlgorithm::Blas);   // K < 64
   EXPECT_EQ(contract_auto_algorithm(ffr(500, 125, 1943), ContractExec::Cuda), ContractAlgorithm::Blas);  // K % 4 != 0
   EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(276, 125, 1944), ContractExec::Cuda), ContractAlgorithm::Blas);

@@ -324,75 +324,108 @@ void stage_cells_shape(index_type K, index_type L, index_type R, int& cells, int
   while (lanes & (lanes - 1)) lanes &= lanes - 1;  // a power of two
 }
 
-// team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel, 4 x 4 outputs a thread, where
-// k_cell_tiles holds): cells per group, groups per team, contracted indices per pass (kc), a
-// staged row's length (ks), whether passes take whole groups, whether they are double-buffered,
-// K slices per unit, threads and scratch bytes per team. On the GPU (session 26, runs 3-5):
-//   * K < 64: the cell count up to 8 (at most 256 units) whose units fill whole warps best with
-//     two buffers of whole cells and the outputs within kCellTilesScratch, 4 groups a team;
-//   * K >= 64, a cell's rows within kCellTilesScratch: one cell a group, 2 slices of K (at most
-//     256 threads; run 5: FieldFieldVector / FieldFieldTensor Q2 float 0.81 / 0.66 ms against
-//     1.19 / 0.76 with 4 slices and 0.85 / 0.88 with 1), two buffers and 4 groups where they fit,
-//     else one;
-//   * else passes of the most indices that fit kStageRowsTeamScratch, rows an odd number of
-//     elements apart (slow: rows copied one element at a time).
-// A host team is one thread: one cell a group, one pass, one slice. GRAIN_CELL_TILES =
-// "cells,kc,groups,budget,slices" overrides the GPU's choice (experiments; 0 keeps the rule).
+// team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel, where k_cell_tiles holds): a
+// thread sums an MB x NB tile of one cell's outputs, rows l, l + nl, ... and fields r, r + nr, ...
+// (nl = ceil(L / MB), nr = ceil(R / NB); 3 x 9 covers the Q2 cells' 27 x 27 exactly in 27 units);
+// a team stages groups of `cells` cells in passes of kc contracted indices, each staged row ks
+// elements long (a whole number of 16-byte packs, an odd number of them, so that 8 threads'
+// 16-byte loads of neighbouring rows fall in distinct banks).
+inline constexpr int kCellTileRows = 3, kCellTileFields = 9;
+inline constexpr std::size_t kCellTilesScratch = 98304;
+
+// A pass's buffer (the group's left rows, then its right rows, ks elements apart) and the
+// outputs' area (a group's outputs plus a 16-byte skew), in elements; one place for the kernel
+// and its shape.
+GRAIN_INLINE_FUNCTION constexpr index_type cell_tiles_buffer_elems(index_type cells, index_type L, index_type R,
+                                                                   index_type ks) {
+  return cells * (L + R) * ks;
+}
+template <class T>
+GRAIN_INLINE_FUNCTION constexpr index_type cell_tiles_out_elems(index_type cells, index_type L, index_type R) {
+  return cells * L * R + 16 / static_cast<index_type>(sizeof(T));
+}
+// A staged row's length for kc indices: whole 16-byte packs, an odd number of them.
+template <class T>
+GRAIN_INLINE_FUNCTION constexpr index_type cell_tiles_row_stride(index_type kc) {
+  constexpr index_type V = 16 / static_cast<index_type>(sizeof(T));
+  const index_type packs = (kc + V - 1) / V;
+  return (packs % 2 ? packs : packs + 1) * V;
+}
+
+// The shape of a launch: cells a group, groups a team, kc indices a pass, ks the staged row
+// length, whether passes are double-buffered (two) and whether a group's outputs are gathered in
+// the pass's own buffer (alias: one unit a thread, the buffer large enough), team threads and
+// scratch bytes.
 struct CellTilesShape {
-  int cells = 1, groups = 1, kc = 1, ks = 1, threads = 1, slices = 1;
-  bool whole = true, two = false;
+  int cells = 1, groups = 1, kc = 1, ks = 1, threads = 1;
+  bool two = false, alias = false;
   std::size_t bytes = 0;
 };
-inline constexpr int kCellTile = 4;
-inline constexpr std::size_t kCellTilesScratch = 98304;
+// Forced shapes for experiments and tests: zero fields keep the rule. Read once from
+// GRAIN_CELL_TILES ("cells,kc,groups,budget") at the first GPU launch; tests assign it directly.
+struct CellTilesOverride {
+  int cells = 0, kc = 0, groups = 0, budget = 0;
+};
+inline CellTilesOverride& cell_tiles_override() {
+  static CellTilesOverride o = [] {
+    CellTilesOverride r;
+    if (const char* env = std::getenv("GRAIN_CELL_TILES"))
+      std::sscanf(env, "%d,%d,%d,%d", &r.cells, &r.kc, &r.groups, &r.budget);
+    return r;
+  }();
+  return o;
+}
+
+// The rule on the GPU: the cell count up to 8 whose units fill whole warps best (27-unit cells:
+// 7, 189 of 192 threads); the longest pass (kc) whose two buffers fit kCellTilesScratch, the
+// passes then evened out over K; groups a team so that a team runs about 4 passes. A host team
+// is one thread: one cell a group, one pass of all of K, one buffer, outputs apart.
 template <class T>
 CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
-  constexpr index_type V = 16 / sizeof(T);
-  CellTilesShape s;
   const index_type L = p.L, R = p.R, K = p.K;
-  const index_type per = ((L + kCellTile - 1) / kCellTile) * ((R + kCellTile - 1) / kCellTile);
-  // As ContractTeamSmallKCellTilesKernel's buffer_elems and out_elems, in bytes.
-  auto bytes = [&](index_type c, index_type rs, int buffers, int slices) {
-    const index_type buf = (c * L * rs + V + 3) / 4 * 4 + (c * R * rs + V + 3) / 4 * 4;
-    const index_type outs = slices * ((c * L * R + 3) / 4 * 4) + V;
-    return (static_cast<std::size_t>(buffers) * static_cast<std::size_t>(buf) + static_cast<std::size_t>(outs)) *
-               sizeof(T) + 64;
+  const index_type per = ((L + kCellTileRows - 1) / kCellTileRows) * ((R + kCellTileFields - 1) / kCellTileFields);
+  CellTilesShape s;
+  // Scratch hands out 16-byte multiples; a buffer is one already (ks whole packs).
+  auto bytes = [&](index_type c, index_type ks, int buffers, bool alias) {
+    const std::size_t outs = alias ? 0 : static_cast<std::size_t>(cell_tiles_out_elems<T>(c, L, R)) * sizeof(T);
+    return static_cast<std::size_t>(buffers) * static_cast<std::size_t>(cell_tiles_buffer_elems(c, L, R, ks)) * sizeof(T) +
+           (outs + 15) / 16 * 16;
   };
   if (host) {
-    s.kc = s.ks = static_cast<int>(K), s.bytes = bytes(1, K, 1, 1);
+    s.kc = static_cast<int>(K), s.ks = static_cast<int>(cell_tiles_row_stride<T>(K));
+    s.bytes = bytes(1, s.ks, 1, false);
     return s;
   }
-  int force_cells = 0, force_kc = 0, force_groups = 0, force_budget = 0, force_slices = 0;
-  if (const char* env = std::getenv("GRAIN_CELL_TILES"))
-    std::sscanf(env, "%d,%d,%d,%d,%d", &force_cells, &force_kc, &force_groups, &force_budget, &force_slices);
-  const std::size_t budget = force_budget > 0 ? static_cast<std::size_t>(force_budget) : kCellTilesScratch;
-  if (K >= 64 || force_slices > 0) {
-    s.slices = force_slices > 0 ? force_slices : static_cast<int>(std::min<index_type>(2, std::max<index_type>(1, 256 / per)));
-    s.cells = force_cells > 0 ? force_cells : 1;
+  const CellTilesOverride& o = cell_tiles_override();
+  const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : kCellTilesScratch;
+  double best = -1;
+  for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
+    const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
+    if (fill >= best) best = fill, s.cells = static_cast<int>(c);
+  }
+  if (o.cells > 0) s.cells = o.cells;
+  const index_type c = s.cells, units = c * per;
+  s.threads = static_cast<int>((units + 31) / 32 * 32);
+  // Outputs in the pass's buffer where they fit it (every thread holds at most one unit).
+  auto alias_ok = [&](index_type ks) { return cell_tiles_out_elems<T>(c, L, R) <= cell_tiles_buffer_elems(c, L, R, ks); };
+  auto fits = [&](index_type kc, int buffers) {
+    const index_type ks = cell_tiles_row_stride<T>(kc);
+    return bytes(c, ks, buffers, alias_ok(ks)) <= budget;
+  };
+  index_type kc = K;
+  if (o.kc > 0) {
+    kc = std::min<index_type>(o.kc, K);
   } else {
-    double best = -1;
-    for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
-      const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
-      const bool fits = bytes(c, K, 2, 1) <= budget;
-      if (fits && fill > best) best = fill, s.cells = static_cast<int>(c);
-    }
-    if (force_cells > 0) s.cells = force_cells;
+    while (kc > 1 && !fits(kc, 2)) --kc;
+    const index_type chunks = (K + kc - 1) / kc;
+    kc = (K + chunks - 1) / chunks;
   }
-  s.threads = static_cast<int>((s.cells * per * s.slices + 31) / 32 * 32);
-  if (force_kc == 0 && bytes(s.cells, K, 1, s.slices) <= budget) {
-    s.two = bytes(s.cells, K, 2, s.slices) <= budget;
-    s.kc = s.ks = static_cast<int>(K);
-    s.groups = force_groups > 0 ? force_groups : s.two ? 4 : 1;
-    s.bytes = bytes(s.cells, K, s.two ? 2 : 1, s.slices);
-    return s;
-  }
-  // Passes of kc indices (one slice, one group a team).
-  s.whole = false, s.two = true, s.slices = 1;
-  s.threads = static_cast<int>((s.cells * per + 31) / 32 * 32);
-  auto odd = [](index_type k) { return k % 2 ? k : k + 1; };
-  index_type kc = force_kc > 0 && force_kc < K ? force_kc : K;
-  while (force_kc == 0 && kc > 1 && bytes(s.cells, odd(kc), 2, 1) > kStageRowsTeamScratch) --kc;
-  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(odd(kc)), s.bytes = bytes(s.cells, s.ks, 2, 1);
+  const index_type chunks = (K + kc - 1) / kc;
+  s.kc = static_cast<int>(kc), s.ks = static_cast<int>(cell_tiles_row_stride<T>(kc));
+  s.two = fits(kc, 2);
+  s.alias = alias_ok(s.ks);
+  s.groups = o.groups > 0 ? o.groups : static_cast<int>(std::max<index_type>(1, 4 / chunks));
+  s.bytes = bytes(c, s.ks, s.two ? 2 : 1, s.alias);
   return s;
 }
 

@@ -160,6 +160,14 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       if (big && p.L > 32 && p.R > 32 && p.K >= 64 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
     }
 #endif
+    // LayoutRight float cells of 17-32 x 17-32 with K <= 32 (FieldFieldScalar Q2): team-small-k's
+    // cell tiles (3 x 9 outputs a thread over staged rows). H100, session 27, run 4, two rounds:
+    // FieldFieldScalar Q2 float 0.719 / 0.719 ms against cuBLAS's 0.816 / 0.786 (1.09-1.13x). With
+    // longer K (FieldFieldVector / FieldFieldTensor Q2) and in double cuBLAS stays ahead
+    // (0.83-0.88x and 0.68-0.78x).
+    if constexpr (std::is_same_v<T, float>) {
+      if (big && p.k_cell_tiles() && p.K <= 32) return ContractAlgorithm::TeamSmallK;
+    }
     if (big && contract_not_applicable(p, ContractAlgorithm::Blas, e).empty()) return ContractAlgorithm::Blas;
     // LayoutLeft: the tensor cores (mma: DMMA in double, 3xTF32 in float). `grain tune` on the
     // H100 (session 4) found mma fastest in every L, R >= 16 shape with K >= 16, by up to 3.2x

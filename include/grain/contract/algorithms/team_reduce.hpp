@@ -373,86 +373,70 @@ struct ContractTeamSmallKCellBlocksKernel {
 
 // FieldField cells of more than 256 outputs, at most 32 x 32, laid out as k_cells has them
 // (ContractProblem::k_cell_tiles: LayoutRight Q2, 27 x 27 over K = 27, 81, 243). Those are too
-// many outputs for the staged cells above (one or four outputs a thread, 2K or 5K/4 scratch loads
-// for K or 4K multiply-adds) and too small for cuBLAS's tiles: its strided-batched GEMM reaches
-// 0.69-0.83 of the floor on the float Q2 cases (H100, session 26, runs 1-2). A team takes groups
-// of `cells` cells, a thread an MB x NB tile of one cell's outputs (units (cell, row block, field
-// block), field blocks fastest; the edge tiles re-read the last row and drop what lies past L or
-// R), summing MB x NB products per MB + NB scratch loads. Its passes are double-buffered: while
-// the team sums one pass from scratch, the next one's copies are in flight (copy_commit /
-// copy_wait_prior). `whole`: a pass is a whole group (kc = K), staged as two contiguous runs of
-// 16-byte copies (stage_runs), and a team takes `groups` consecutive groups; else a pass is kc
-// contracted indices of every row of the team's one group, each row's elements copied one at a
-// time by a group of `g` threads into rows `ks` elements apart (odd: a warp's rows then start in
-// distinct banks), and each thread keeps one unit's sums across the passes. The sums leave through
-// scratch, so a group's outputs (back to back in LayoutRight) are stored as one run of 16-byte
-// stores (a tile's own stores would write 16-byte pieces of four rows). A host team is one thread,
-// one cell a group, one pass: it takes the units in turn.
-// Where it stands (H100, session 26, runs 3-11, docs/performance.md): 6-60x faster than the lanes
-// these shapes took before (FieldFieldScalar Q2 float 47 -> 0.78 ms), level with cuBLAS on
-// FieldFieldScalar Q2 float (0.78-0.79 ms against 0.78-0.80) and behind on the other Q2 cases
-// (FieldFieldTensor float 0.58 against 0.50, double 0.74-2.4x cuBLAS's time), so Auto keeps
-// `blas` there. Nsight Compute (run 11): 80 registers a thread, FMAs a quarter of the
-// instructions; integer work outside the inner loop (staging, index arithmetic) is the rest.
-template <class T, int MB = 4, int NB = 4>
+// many outputs for the staged cells above and too small for cuBLAS's tiles: its strided-batched
+// GEMM reaches 0.71-0.84 of the floor on the float Q2 cases (H100, session 26). A team takes
+// `groups` consecutive groups of `cells` cells, each in passes of kc contracted indices; a thread
+// takes an MB x NB tile of one cell's outputs (units (cell, lb, rb), rb fastest: rows lb + i nl,
+// fields rb + j nr, rows and fields past L or R re-read the last one and drop their sums), and
+// keeps its sums across a group's passes.
+// - Staging: each staged row starts on a 16-byte boundary, ks elements apart (an odd number of
+//   16-byte packs), its tail past kc zeroed, so the sums read 16 bytes a load: MB + NB loads for
+//   MB x NB x V multiply-adds. The rows of a LayoutRight cell start wherever K puts them (K = 27:
+//   at every 4-byte offset), so they are copied one element per cp.async, each thread stepping
+//   its (row, index) position without a division.
+// - Passes are double-buffered where two buffers fit: while the team sums one pass, the next
+//   one's copies are in flight (copy_commit / copy_wait_prior).
+// - The sums leave through scratch (the pass's own buffer where `alias`, once every thread is done
+//   reading it), so a group's outputs, back to back in LayoutRight, are stored as one run of
+//   16-byte stores.
+// A host team is one thread (one cell a group, one pass, one buffer): it takes the units in turn.
+// Shapes: cell_tiles_shape (problem.hpp).
+template <class T, int MB = kCellTileRows, int NB = kCellTileFields>
 struct ContractTeamSmallKCellTilesKernel {
   ContractProblem<T> p;
   int cells;   // per group
-  int groups;  // per team (whole)
+  int groups;  // per team
   int kc;      // contracted indices per pass
-  int ks;      // a staged row's length in scratch (passes of kc < K)
-  bool whole;  // passes of whole groups
+  int ks;      // a staged row's length
   bool two;    // double-buffered
-  int slices;  // of K per unit (whole: slices x units threads, partial sums added in write_out)
-  static constexpr int g = 16;  // threads per row while staging row by row
+  bool alias;  // outputs gathered in the pass's buffer (one unit a thread)
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
-
-  // Scratch elements: a buffer (left and right rows of a group, each run padded by V for its
-  // skew) and the outputs of a group.
-  GRAIN_INLINE_FUNCTION static std::size_t buffer_elems(int cells, int L, int R, int rs) {
-    return static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4 + static_cast<std::size_t>(cells * R * rs + V + 3) / 4 * 4;
-  }
-  GRAIN_INLINE_FUNCTION static int out_stride(int cells, int L, int R) { return (cells * L * R + 3) / 4 * 4; }
-  GRAIN_INLINE_FUNCTION static std::size_t out_elems(int cells, int L, int R, int slices) {
-    return static_cast<std::size_t>(slices * out_stride(cells, L, R) + V);
-  }
+  using P = ElementPack<T, V>;
 
   template <class Member>
   GRAIN_INLINE_FUNCTION void operator()(const Member& m) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), K = static_cast<int>(p.K);
-    const int nr = (R + NB - 1) / NB, per = ((L + MB - 1) / MB) * nr;
+    const int nl = (L + MB - 1) / MB, nr = (R + NB - 1) / NB, per = nl * nr;
     const int rank = m.team_rank(), size = m.team_size();
-    const int rs = whole ? K : ks;  // row stride in scratch
     const index_type all = (p.C + cells - 1) / cells;  // groups in the call
-    const index_type g0 = whole ? m.league_rank() * groups : m.league_rank();
-    const int ng = whole ? static_cast<int>(all - g0 < groups ? all - g0 : groups) : 1;
-    const int chunks = whole ? 1 : (K + kc - 1) / kc;
-    const int passes = ng * chunks;
-    T* buf[2];
-    const std::size_t be = buffer_elems(cells, L, R, rs);
-    buf[0] = m.team_scratch(0).template get<T>(be);
-    buf[1] = two ? m.team_scratch(0).template get<T>(be) : buf[0];
-    T* so = m.team_scratch(0).template get<T>(out_elems(cells, L, R, whole ? slices : 1));
-    T* sb_off[2];  // right rows' start within each buffer
-    for (int b = 0; b < 2; ++b) sb_off[b] = buf[b] + static_cast<std::size_t>(cells * L * rs + V + 3) / 4 * 4;
-    int skew_a[2] = {0, 0}, skew_b[2] = {0, 0};
+    const index_type g0 = m.league_rank() * groups;
+    const int ng = static_cast<int>(all - g0 < groups ? all - g0 : groups);
+    const int chunks = (K + kc - 1) / kc, passes = ng * chunks;
+    const std::size_t be = static_cast<std::size_t>(cell_tiles_buffer_elems(cells, L, R, ks));
+    T* const buf0 = m.team_scratch(0).template get<T>(be);
+    T* const buf1 = two ? m.team_scratch(0).template get<T>(be) : buf0;
+    // Shared-memory loads with 32-bit addresses (session 26, run 10). The hint sits here, on the
+    // buffers themselves: placed on the pointers inside tile(), as session 26 had it, nvcc 13
+    // compiled the path of one unit a thread (alias) into a fall-through to the kernel's end, so
+    // those threads summed and stored nothing (session 27, run 1: the PTX's branch led to an
+    // empty block; every GPU test of the kernel failed).
+    GRAIN_ASSUME_TEAM_SCRATCH(buf0);
+    GRAIN_ASSUME_TEAM_SCRATCH(buf1);
+    T* const so = alias ? nullptr : m.team_scratch(0).template get<T>(static_cast<std::size_t>(cell_tiles_out_elems<T>(cells, L, R)));
+    const StageGeom sg = stage_geom(m);
     auto stage = [&](int pass) {
-      const int b = pass & 1 & (two ? 1 : 0);
-      const int gi = pass / chunks, chunk = pass - gi * chunks;
+      T* const bp = two && (pass & 1) ? buf1 : buf0;
+      const int gi = pass / chunks, k0 = (pass - gi * chunks) * kc;
       const index_type c0 = (g0 + gi) * cells;
       const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
-      if (whole) {
-        const StagedRun<T> ra(buf[b], p.a + c0 * p.a_c, static_cast<index_type>(nc) * L * K),
-            rb(sb_off[b], p.b + c0 * p.b_c, static_cast<index_type>(nc) * R * K);
-        stage_runs(m, ra, rb);
-        skew_a[b] = ra.skew, skew_b[b] = rb.skew;
-      } else {
-        const int k0 = chunk * kc;
-        stage_rows(m, c0, nc, k0, K - k0 < kc ? K - k0 : kc, buf[b], sb_off[b]);
-      }
+      const int n = K - k0 < kc ? K - k0 : kc;
+      stage_rows(m, sg, p.a + c0 * p.a_c + k0, nc * L, n, bp);
+      stage_rows(m, sg, p.b + c0 * p.b_c + k0, nc * R, n, bp + static_cast<std::size_t>(cells) * L * ks);
       m.copy_commit();
     };
     T acc[MB][NB] = {};
+    int oa[MB], ob[NB];  // this thread's unit's rows (one unit a thread where alias)
+    unit_rows(rank, nl, nr, per, oa, ob);
     stage(0);
     for (int pass = 0; pass < passes; ++pass) {
       if (two && pass + 1 < passes) {
@@ -463,139 +447,152 @@ struct ContractTeamSmallKCellTilesKernel {
         m.team_copy_wait();
       }
       m.team_barrier();
-      const int b = pass & 1 & (two ? 1 : 0);
+      T* const bp = two && (pass & 1) ? buf1 : buf0;
       const int gi = pass / chunks, chunk = pass - gi * chunks;
+      const bool last = chunk == chunks - 1;
       const index_type c0 = (g0 + gi) * cells;
       const int nc = static_cast<int>(p.C - c0 < cells ? p.C - c0 : cells);
       const int units = nc * per;
-      const T* sa = buf[b] + skew_a[b];
-      const T* sbp = sb_off[b] + skew_b[b];
+      const int packs = ((K - chunk * kc < kc ? K - chunk * kc : kc) + V - 1) / V;
       T* const dst = p.out + c0 * p.o_c;
       const int oskew = static_cast<int>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(T)) % V);
-      if (whole) {
-        // Slice sl of K for unit u: thread t takes u = t mod units, sl = t / units (slices > 1:
-        // one unit a thread); its sums go to the slice's own outputs in scratch.
-        const int step = slices > 1 ? units * slices : size;
-        for (int t = rank; t < units * slices; t += step) {
-          const int u = t % units, sl = t / units;
-          const int k0 = static_cast<int>(static_cast<long>(K) * sl / slices);
-          const int k1 = static_cast<int>(static_cast<long>(K) * (sl + 1) / slices);
-          tile(u, nr, per, sa, sbp, rs, 0 + k0, k1, acc, true);
-          put(u, nr, per, acc, so + oskew + sl * out_stride(cells, L, R));
+      T* const out = (alias ? bp : so) + oskew;
+      if (alias) {  // one unit a thread; the buffer takes the sums once every thread has read it
+        if (rank < units) tile(bp, oa, ob, packs, acc, chunk == 0);
+        if (last) {
+          m.team_barrier();
+          if (rank < units) put(rank, nl, nr, per, acc, out);
         }
-      } else if (rank < units) {  // one unit a thread (the launch sees to it)
-        const int k0 = chunk * kc;
-        tile(rank, nr, per, sa, sbp, rs, 0, K - k0 < kc ? K - k0 : kc, acc, chunk == 0);
-        if (chunk == chunks - 1) put(rank, nr, per, acc, so + oskew);
+      } else {  // host teams: the units in turn, one pass; GPU teams: one unit a thread
+        for (int u = rank; u < units; u += size) {
+          unit_rows(u, nl, nr, per, oa, ob);
+          tile(bp, oa, ob, packs, acc, chunk == 0);
+          if (last) put(u, nl, nr, per, acc, out);
+        }
       }
-      if (chunk == chunks - 1) {
+      if (last) {
         m.team_barrier();
-        write_out(m, c0, nc, so, oskew, whole ? slices : 1, out_stride(cells, L, R));
+        write_out(m, c0, nc, out);
       }
-      m.team_barrier();  // the buffer and the outputs are free again
+      m.team_barrier();  // the buffer is free again
     }
   }
 
-  // Copies indices k0 .. k0 + n of every row of cells c0 .. c0 + nc into scratch, rows ks apart:
-  // left rows (c, l) first, then right rows (c, r); a group of gs threads takes a row, its
-  // threads every gs-th element.
+  // How a thread copies rows while staging: a row is taken by g threads (the power of two from a
+  // pass's kc up to 32), this thread's first row r0 = rank / g and index k = rank mod g, `step`
+  // rows at a time (fixed for the launch, so computed once).
+  struct StageGeom {
+    int g = 1, step = 1, r0 = 0, k = 0;
+  };
   template <class Member>
-  GRAIN_INLINE_FUNCTION void stage_rows(const Member& m, index_type c0, int nc, int k0, int n, T* sa, T* sb) const {
-    const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
-    const int rank = m.team_rank(), size = m.team_size(), gs = size < g ? size : g;
-    const int rows = nc * (L + R);
-    for (int i = rank / gs; i < rows; i += size / gs) {
-      const bool left = i < nc * L;
-      const int j = left ? i : i - nc * L, n_rows = left ? L : R;
-      const int c = j / n_rows, row = j - c * n_rows;
-      const T* src = left ? p.a + (c0 + c) * p.a_c + row * p.a_l + k0 : p.b + (c0 + c) * p.b_c + row * p.b_r + k0;
-      T* dst = (left ? sa : sb) + j * ks;
-      for (int k = rank % gs; k < n; k += gs) m.copy_async(dst + k, src + k);
-    }
+  GRAIN_INLINE_FUNCTION StageGeom stage_geom(const Member& m) const {
+    StageGeom sg;
+    const int size = m.team_size();
+    while (sg.g < kc && sg.g < 32 && sg.g < size) sg.g *= 2;
+    sg.step = size / sg.g, sg.r0 = m.team_rank() / sg.g, sg.k = m.team_rank() % sg.g;
+    return sg;
   }
 
-  // acc (zeroed first where `zero`) += the products of unit u's rows over staged indices k0 .. k1.
-  // Row pointers stepped 4 indices at a time, so the 4 x (MB + NB) loads of a step take
-  // immediate offsets (session 26, runs 4-5, FieldFieldScalar Q2 float: 606 M -> 535 M
-  // instructions for 122 M warp FMAs; the loads stay generic, the compiler not knowing the
-  // scratch pointer's space).
-  GRAIN_INLINE_FUNCTION void tile(int u, int nr, int per, const T* sa, const T* sb, int rs, int k0, int k1,
-                                  T (&acc)[MB][NB], bool zero) const {
+  // Copies indices 0 .. n of `rows` rows K apart from src (cp.async, one element each) into
+  // rows ks apart from dst, and zeroes each row's elements n .. the next whole pack. Four rows a
+  // loop step, with 32-bit offsets from the two bases (session 27, run 3: a row a step with stepped
+  // 64-bit pointers took 16 instructions a copy, a third of the kernel's instructions).
+  template <class Member>
+  GRAIN_INLINE_FUNCTION void stage_rows(const Member& m, const StageGeom& sg, const T* src, int rows, int n,
+                                        T* dst) const {
+    const int K = static_cast<int>(p.K);
+    if (sg.r0 < sg.step) {
+      const int ss = sg.step * K, ds = sg.step * ks;
+      for (int k = sg.k; k < n; k += sg.g) {
+        const T* const s = src + k;
+        T* const d = dst + k;
+        int row = sg.r0, so = sg.r0 * K, dof = sg.r0 * ks;
+        for (; row + 3 * sg.step < rows; row += 4 * sg.step, so += 4 * ss, dof += 4 * ds) {
+          m.copy_async(d + dof, s + so);
+          m.copy_async(d + dof + ds, s + so + ss);
+          m.copy_async(d + dof + 2 * ds, s + so + 2 * ss);
+          m.copy_async(d + dof + 3 * ds, s + so + 3 * ss);
+        }
+        for (; row < rows; row += sg.step, so += ss, dof += ds) m.copy_async(d + dof, s + so);
+      }
+    }
+    const int end = (n + V - 1) / V * V;
+    if (end > n)
+      for (int row = m.team_rank(); row < rows; row += m.team_size())
+        for (int e = n; e < end; ++e) dst[row * ks + e] = T(0);
+  }
+
+  // A unit's (c, lb, rb) rows: offsets of its MB left and NB right rows within a pass's buffer
+  // (the same for every pass), rows and fields past L or R clamped to the last one.
+  GRAIN_INLINE_FUNCTION void unit_rows(int u, int nl, int nr, int per, int (&oa)[MB], int (&ob)[NB]) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
     const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
-    // Shared-memory loads with 32-bit addresses: without the hint the compiler, not tracing these
-    // pointers through the buffers' array, read them with generic loads through 64-bit pointers
-    // (run 10, FieldFieldScalar Q2 float: 0.923 -> 0.784-0.796 ms, 96 -> 80 registers). The
-    // other staged kernels here already get shared-memory loads.
-    GRAIN_ASSUME_TEAM_SCRATCH(sa);
-    GRAIN_ASSUME_TEAM_SCRATCH(sb);
-    const T* xa[MB];
-    const T* xb[NB];
 #pragma unroll
-    for (int i = 0; i < MB; ++i) xa[i] = sa + (c * L + (lb * MB + i < L ? lb * MB + i : L - 1)) * rs + k0;
+    for (int i = 0; i < MB; ++i) oa[i] = (c * L + (lb + i * nl < L ? lb + i * nl : L - 1)) * ks;
 #pragma unroll
-    for (int j = 0; j < NB; ++j) xb[j] = sb + (c * R + (rb * NB + j < R ? rb * NB + j : R - 1)) * rs + k0;
+    for (int j = 0; j < NB; ++j) ob[j] = (cells * L + c * R + (rb + j * nr < R ? rb + j * nr : R - 1)) * ks;
+  }
+
+  // acc (zeroed first where `zero`) += the products of a unit's rows (unit_rows: oa, ob past the
+  // buffer bp) over the pass's `packs` 16-byte packs of staged indices.
+  GRAIN_INLINE_FUNCTION void tile(const T* bp, const int (&oa)[MB], const int (&ob)[NB], int packs, T (&acc)[MB][NB],
+                                  bool zero) const {
+    const P* xa[MB];
+    const P* xb[NB];
+#pragma unroll
+    for (int i = 0; i < MB; ++i) xa[i] = reinterpret_cast<const P*>(bp + oa[i]);
+#pragma unroll
+    for (int j = 0; j < NB; ++j) xb[j] = reinterpret_cast<const P*>(bp + ob[j]);
     if (zero) {
 #pragma unroll
       for (int i = 0; i < MB; ++i)
 #pragma unroll
         for (int j = 0; j < NB; ++j) acc[i][j] = T(0);
     }
-    // The products at index kk past the row pointers.
-    auto step = [&](int kk) {
-      T x[MB], y[NB];
+    for (int kv = 0; kv < packs; ++kv) {
+      P x[MB];
 #pragma unroll
-      for (int i = 0; i < MB; ++i) x[i] = xa[i][kk];
+      for (int i = 0; i < MB; ++i) x[i] = xa[i][kv];
 #pragma unroll
-      for (int j = 0; j < NB; ++j) y[j] = xb[j][kk];
+      for (int j = 0; j < NB; ++j) {
+        const P y = xb[j][kv];
 #pragma unroll
-      for (int i = 0; i < MB; ++i)
+        for (int i = 0; i < MB; ++i)
 #pragma unroll
-        for (int j = 0; j < NB; ++j) acc[i][j] += x[i] * y[j];
-    };
-    int k = k0;
-    for (; k + 4 <= k1; k += 4) {
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) step(kk);
-#pragma unroll
-      for (int i = 0; i < MB; ++i) xa[i] += 4;
-#pragma unroll
-      for (int j = 0; j < NB; ++j) xb[j] += 4;
+          for (int e = 0; e < V; ++e) acc[i][j] += x[i].v[e] * y.v[e];
+      }
     }
-    for (int kk = 0; k + kk < k1; ++kk) step(kk);
   }
 
   // Unit u's sums into the group's outputs in scratch, (c, l, r) at (c L + l) R + r.
-  GRAIN_INLINE_FUNCTION void put(int u, int nr, int per, const T (&acc)[MB][NB], T* so) const {
+  GRAIN_INLINE_FUNCTION void put(int u, int nl, int nr, int per, const T (&acc)[MB][NB], T* so) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R);
     const int c = u / per, q = u - c * per, lb = q / nr, rb = q - lb * nr;
+#pragma unroll
     for (int i = 0; i < MB; ++i)
+#pragma unroll
       for (int j = 0; j < NB; ++j)
-        if (lb * MB + i < L && rb * NB + j < R) so[(c * L + lb * MB + i) * R + rb * NB + j] = acc[i][j];
+        if (lb + i * nl < L && rb + j * nr < R) so[(c * L + lb + i * nl) * R + rb + j * nr] = acc[i][j];
   }
 
-  // The group's outputs from scratch (element e at so[oskew + e]) to out: one run of 16-byte
-  // stores where the outputs lie back to back, else one output at a time.
+  // The group's outputs from scratch (element e at so[e], so 16-byte aligned where out + c0 o_c
+  // is) to out: one run of 16-byte stores where the outputs lie back to back, else one output
+  // at a time.
   template <class Member>
-  GRAIN_INLINE_FUNCTION void write_out(const Member& m, index_type c0, int nc, const T* so, int oskew, int ns,
-                                       int os) const {
+  GRAIN_INLINE_FUNCTION void write_out(const Member& m, index_type c0, int nc, const T* so) const {
     const int L = static_cast<int>(p.L), R = static_cast<int>(p.R), n = nc * L * R;
     const ContractProblem<T>& q = p;
     if (p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R) {
       T* dst = p.out + c0 * p.o_c;
+      const int oskew = static_cast<int>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(T)) % V);
       const int head = (V - oskew) % V < n ? (V - oskew) % V : n;
       const int packs = (n - head) / V, tail = head + packs * V;
-      using P = ElementPack<T, V>;
-      const P* sp = reinterpret_cast<const P*>(so + oskew + head);
+      const P* sp = reinterpret_cast<const P*>(so + head);
       P* dp = reinterpret_cast<P*>(dst + head);
       const bool add = p.sum_into;
       parallel_for(TeamThreadRange(m, packs + head + (n - tail)), [&](index_type i) {
         if (i < packs) {
           P v = sp[i];
-          for (int sl = 1; sl < ns; ++sl) {
-            const P w = *reinterpret_cast<const P*>(so + oskew + head + sl * os + i * V);
-            for (int e = 0; e < V; ++e) v.v[e] += w.v[e];
-          }
           if (add) {
             const P o = dp[i];
             for (int e = 0; e < V; ++e) v.v[e] += o.v[e];
@@ -603,17 +600,13 @@ struct ContractTeamSmallKCellTilesKernel {
           dp[i] = v;
         } else {
           const int e = static_cast<int>(i - packs) < head ? static_cast<int>(i - packs) : tail + static_cast<int>(i - packs) - head;
-          T v = so[oskew + e];
-          for (int sl = 1; sl < ns; ++sl) v += so[oskew + sl * os + e];
-          dst[e] = add ? dst[e] + v : v;
+          dst[e] = add ? dst[e] + so[e] : so[e];
         }
       });
     } else {
       parallel_for(TeamThreadRange(m, n), [&](index_type i) {
         const int e = static_cast<int>(i), c = e / (L * R), l = (e - c * L * R) / R, r = e - c * L * R - l * R;
-        T v = so[oskew + e];
-        for (int sl = 1; sl < ns; ++sl) v += so[oskew + sl * os + e];
-        q.store(c0 + c, l, r, v);
+        q.store(c0 + c, l, r, so[e]);
       });
     }
   }
@@ -762,13 +755,12 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     return;
   }
   if (p.k_cell_tiles()) {
-    // Larger cells: 4 x 4 register tiles of staged cells (cell_tiles_shape, problem.hpp).
+    // Larger cells: register tiles of staged cells (cell_tiles_shape, problem.hpp).
     const CellTilesShape s = cell_tiles_shape(p, is_host_execution_space_v<Exec>);
     const index_type all = (p.C + s.cells - 1) / s.cells;
-    auto policy = contract_team_policy<Exec>(s.whole ? (all + s.groups - 1) / s.groups : all, s.threads);
+    auto policy = contract_team_policy<Exec>((all + s.groups - 1) / s.groups, s.threads);
     policy.set_scratch_size(0, PerTeam(s.bytes));
-    parallel_for(policy, ContractTeamSmallKCellTilesKernel<T, kCellTile, kCellTile>{p, s.cells, s.groups, s.kc, s.ks,
-                                                                                    s.whole, s.two, s.slices});
+    parallel_for(policy, ContractTeamSmallKCellTilesKernel<T>{p, s.cells, s.groups, s.kc, s.ks, s.two, s.alias});
     return;
   }
   if (p.stage_rows()) {
