@@ -1,3 +1,10 @@
+// Session 27: team-small-k's cell tiles (ContractTeamSmallKCellTilesKernel) under the GPU's shapes
+// (cell_tiles_shape with host = false, and forced shapes through cell_tiles_override), run on the
+// host by a team of std::threads: team_barrier is a std::barrier, and each thread's copy_async is
+// deferred to its copy_wait_prior / team_copy_wait (all batches but the latest / all of them), as
+// cp.async allows. Checked against a double-precision loop. Run 1's failure (item 2 of
+// docs/performance.md, "Session 27") did not reproduce here, which pointed at the compiler.
+//   g++ -std=c++20 -O1 -fopenmp -Iinclude docs/variants-s27/cell-tiles-emulation.cpp -pthread -o emu && ./emu
 #include <barrier>
 #include <functional>
 #include <thread>
