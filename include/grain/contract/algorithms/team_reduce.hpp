@@ -382,8 +382,8 @@ struct ContractTeamSmallKCellBlocksKernel {
 // - Staging: each staged row starts on a 16-byte boundary, ks elements apart (an odd number of
 //   16-byte packs), its tail past kc zeroed, so the sums read 16 bytes a load: MB + NB loads for
 //   MB x NB x V multiply-adds. The rows of a LayoutRight cell start wherever K puts them (K = 27:
-//   at every 4-byte offset), so they are copied one element per cp.async, each thread stepping
-//   its (row, index) position without a division.
+//   at every 4-byte offset), so they are copied one element per cp.async (stage_rows: a row to a
+//   group of threads, four rows a loop step).
 // - Passes are double-buffered where two buffers fit: while the team sums one pass, the next
 //   one's copies are in flight (copy_commit / copy_wait_prior).
 // - The sums leave through scratch (the pass's own buffer where `alias`, once every thread is done
