@@ -2,7 +2,6 @@
 // every enabled back end, against grain's serial oracle and an independent naive loop, on random
 // non-zero inputs of odd extents, with the output NaN-poisoned first (overwrite) or holding
 // random values (sum_into). The combinations are looped inside a few tests to keep CI fast.
-#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -416,7 +416,14 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   if (o.kc > 0) {
     kc = std::min<index_type>(o.kc, K);
   } else {
-    while (kc > 1 && !fits(kc, 2)) --kc;
+    if (!fits(K, 2)) {
+      // The longest pass that fits: staged rows are an odd number of packs, so try those (a pass
+      // of packs x V indices has rows exactly that long), longest first.
+      constexpr index_type V = 16 / static_cast<index_type>(sizeof(T));
+      index_type packs = cell_tiles_row_stride<T>(K) / V;
+      while (packs > 1 && !fits(packs * V, 2)) packs -= 2;
+      kc = fits(packs * V, 2) ? std::min<index_type>(K, packs * V) : 1;
+    }
     const index_type chunks = (K + kc - 1) / kc;
     kc = (K + chunks - 1) / chunks;
   }

@@ -160,8 +160,9 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       if (big && p.L > 32 && p.R > 32 && p.K >= 64 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
     }
 #endif
-    // LayoutRight float cells of 17-32 x 17-32 with K <= 32 (FieldFieldScalar Q2): team-small-k's
-    // cell tiles (3 x 9 outputs a thread over staged rows). H100, session 27, run 4, two rounds:
+    // LayoutRight float cells of 16-32 x 16-32 (more than 256 outputs: k_cell_tiles) with K <= 32
+    // (FieldFieldScalar Q2): team-small-k's cell tiles (3 x 9 outputs a thread over staged rows).
+    // H100, session 27, run 4, two rounds:
     // FieldFieldScalar Q2 float 0.719 / 0.719 ms against cuBLAS's 0.816 / 0.786 (1.09-1.13x). With
     // longer K (FieldFieldVector / FieldFieldTensor Q2) and in double cuBLAS stays ahead
     // (0.83-0.88x and 0.68-0.78x).
