@@ -8,7 +8,13 @@ One row per (kernel, case, dtype): Auto's pick, its time and roofline, the faste
 algorithm, auto/best, and the cuBLAS / OpenBLAS and torch.einsum times with peer/Auto (> 1:
 grain ahead). torch.einsum's time is the one on inputs in the suite's layout where the torch file
 has it (`torch_einsum.py --layout left|both`), else on row-major inputs; for a LayoutLeft suite
-with both in the file, a last column gives torch on row-major inputs as well."""
+with both in the file, a last column gives torch on row-major inputs as well.
+
+The BLAS peers read row-major cells, so a LayoutLeft suite times them on LayoutRight copies made
+outside the timing. A user holding LayoutLeft data must also transpose both operands into that
+form and the output back: at least 2 (bytes) / (copy bandwidth) more, since each of those bytes
+is read and written once more. For a LayoutLeft suite, the column "peer + copies (bound) / Auto"
+divides that lower bound, the peer's time plus 2 bytes / copy_GBps, by Auto's time."""
 import argparse
 import json
 
@@ -37,9 +43,11 @@ def main():
     print("Device %s, copy %.0f GB/s, GEMM peak %.0f / %.0f GFLOP/s (float / double)." %
           (suite["device"], suite["copy_GBps"], suite["peak_GFLOPs"]["float"], suite["peak_GFLOPs"]["double"]))
     print()
-    print("| kernel | case | dtype | Auto | Auto ms | roofline | best (ms) | auto/best | peer ms | peer/Auto | torch ms | torch/Auto |"
+    print("| kernel | case | dtype | Auto | Auto ms | roofline | best (ms) | auto/best | peer ms | peer/Auto |"
+          + (" peer + copies (bound) / Auto |" if left else "") + " torch ms | torch/Auto |"
           + (" torch row-major / Auto |" if both else ""))
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if both else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if left else "")
+          + " --- | --- |" + (" --- |" if both else ""))
     for k in keys:
         mine = [r for r in rows if (r["kernel"], r["case"], r["dtype"]) == k]
         grain_rows = [r for r in mine if r["algorithm"] not in PEERS]
@@ -51,10 +59,15 @@ def main():
         peer = [r for r in mine if r["algorithm"] in PEERS]
         t = torch.get(k + (1 if left else 0,), torch.get(k + (0,)))
         t_rm = torch.get(k + (0,))
-        print(("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s | %s | %s |" % (
+        bound = "-"
+        if peer and left:
+            copies_ms = 2.0 * auto["bytes"] / (suite["copy_GBps"] * 1e9) * 1e3
+            bound = "%.2f" % ((peer[0]["ms"] + copies_ms) / auto["ms"])
+        print(("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s |%s %s | %s |" % (
             k[0], k[1], k[2], auto["algorithm"], auto["ms"], auto["roofline"], best["algorithm"], best["ms"],
             auto["ms"] / best["ms"],
             "%.3f" % peer[0]["ms"] if peer else "-", "%.2f" % (peer[0]["ms"] / auto["ms"]) if peer else "-",
+            (" %s |" % bound) if left else "",
             "%.3f" % t if t else "-", "%.2f" % (t / auto["ms"]) if t else "-"))
               + ((" %s |" % ("%.2f" % (t_rm / auto["ms"]) if t_rm else "-")) if both else ""))
 
