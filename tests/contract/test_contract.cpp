@@ -327,7 +327,8 @@ void flat_packed_case(std::size_t C, std::size_t R, std::size_t K, std::size_t o
 GRAIN_BACKEND_TEST(Contract, FlatPackedCellsLayoutLeft) {
   std::uint64_t seed = 9000;
   for (std::size_t off : {0, 1}) {
-    flat_packed_case<TypeParam, float>(2000, 100, 13, off, seed += 3);   // 4 cells per thread
+    flat_packed_case<TypeParam, float>(4000, 100, 13, off, seed += 3);   // 4 cells per thread
+    flat_packed_case<TypeParam, float>(2000, 100, 13, off, seed += 3);   // 2: too few threads of 4
     flat_packed_case<TypeParam, float>(2002, 100, 13, off, seed += 3);   // 2
     flat_packed_case<TypeParam, double>(2000, 100, 13, off, seed += 3);  // 2
     flat_packed_case<TypeParam, float>(2001, 100, 13, off, seed += 3);   // odd C: one cell

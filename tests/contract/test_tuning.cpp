@@ -587,6 +587,21 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 81, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0), ContractExec::Cuda), ContractAlgorithm::Blas);
+
+  // The tiles' shape on the GPU (cell_tiles_shape): 2 cells a team where one pass of 7 cells covers
+  // K (27 x 27 float cells over K = 27, session 28), 7 where K takes several passes (K = 81, and
+  // K = 27 in double, whose rows are twice as long) or the units of 2 cells fill no warp.
+  auto shape = [&](grain::index_type F, grain::index_type K, auto zero) {
+    return grain::impl::cell_tiles_shape(ff(10000, F, K, zero), false);
+  };
+  EXPECT_EQ(shape(27, 27, 0.0f).cells, 2);
+  EXPECT_EQ(shape(27, 27, 0.0f).threads, 64);
+  EXPECT_EQ(shape(27, 27, 0.0f).kc, 27);
+  EXPECT_EQ(shape(27, 81, 0.0f).cells, 7);
+  EXPECT_EQ(shape(27, 81, 0.0f).kc, 27);
+  EXPECT_EQ(shape(27, 27, 0.0).cells, 7);
+  EXPECT_EQ(shape(12, 8, 0.0f).cells, 8);  // 8 units a cell: 2 cells would fill half a warp
+  EXPECT_EQ(grain::impl::cell_tiles_shape(ff(10000, 27, 27, 0.0f), true).cells, 1);  // a host team: one cell
 }
 
 // The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float for
@@ -744,8 +759,15 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EXPECT_EQ(pack(200001, 1, 0.0f).flat_cell_pack(), 0);
   EXPECT_EQ(pack(199996, 1, 0.0).flat_cell_pack(), 0);    // 99998 double threads: too few
   EXPECT_EQ(pack(200000, 1, 0.0).flat_cell_pack(), 2);
-  EXPECT_EQ(pack(2000, 100, 0.0f).flat_cell_pack(), 4);   // 50000 threads of 4 cells x a field
-  EXPECT_EQ(pack(1996, 100, 0.0f).flat_cell_pack(), 0);
+  EXPECT_EQ(pack(4000, 100, 0.0f).flat_cell_pack(), 4);   // 100000 threads of 4 cells x a field
+  // DataField with fewer threads of 4 cells: 2-cell packs while there are 50000 of those (session 28).
+  EXPECT_EQ(pack(3996, 100, 0.0f).flat_cell_pack(), 2);   // 99900 of 4
+  EXPECT_EQ(pack(3640, 64, 0.0f).flat_cell_pack(), 2);    // DataFieldTensor Q3 float's cells and fields
+  EXPECT_EQ(pack(2000, 100, 0.0f).flat_cell_pack(), 2);   // 50000 of 4, 100000 of 2
+  EXPECT_EQ(pack(996, 100, 0.0f).flat_cell_pack(), 0);    // 49800 of 2: too few
+  EXPECT_EQ(pack(3996, 100, 0.0).flat_cell_pack(), 2);    // double: its 16-byte packs are 2 cells
+  EXPECT_EQ(pack(233016, 1, 0.0f).flat_cell_pack(), 4);   // DataData keeps 4 (58254 threads)
+  EXPECT_EQ(pack(1996, 100, 0.0f).flat_cell_pack(), 2);
   auto ff = pack(200000, 1, 0.0f);
   ff.kernel = ContractKernel::FieldFieldScalar;
   EXPECT_EQ(ff.flat_cell_pack(), 0);

@@ -149,11 +149,19 @@ struct ContractProblem {
   // at least 50000 float / 100000 double threads it took the float DataField cases from
   // 0.83-0.90 of the copy floor to 0.91-1.00 and DataDataVector Q4 / DataDataTensor Q3 float to
   // 0.97 / 0.99; with 17000-58000 threads it lost up to 2x (DataFieldTensor Q4, 552 cells).
+  // Float DataField with fewer than 100000 threads of 4 cells takes 2-cell packs instead (twice
+  // the threads). H100, session 28 (docs/performance.md, runs 4-5): DataFieldTensor Q3 float
+  // (3640 cells x 64 fields, 58240 threads of 4) 0.85 -> 0.94 of the copy floor; 2-cell packs lost
+  // on every other packed case, 1-7%, DataDataTensor Q3 float with as few threads (58254) among
+  // them, and DataFieldTensor Q2 float (138078) most.
   int flat_cell_pack() const {
     if (contract_kernel_family(kernel) == 2) return 0;
     constexpr index_type W = 16 / sizeof(T);
     const index_type v = cells_packed(W) ? W : (sizeof(T) == 4 && cells_packed(2) ? 2 : 0);
     if (v == 0) return 0;
+    if (v == 4 && sizeof(T) == 4 && contract_kernel_family(kernel) == 1 && C / 4 * L * R < 100000 &&
+        C / 2 * L * R >= 50000)
+      return 2;
     return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
   }
   // GPU `flat` on the float Data kernels in LayoutLeft whose cells are unit-stride but not packed
@@ -377,7 +385,7 @@ inline CellTilesOverride& cell_tiles_override() {
 }
 
 // The rule on the GPU: the cell count up to 8 whose units fill whole warps best (27-unit cells:
-// 7, 189 of 192 threads); the longest pass (kc) whose two buffers fit kCellTilesScratch, the
+// 7, 189 of 192 threads), or 2 where one pass at that count covers K (below); the longest pass (kc) whose two buffers fit kCellTilesScratch, the
 // passes then evened out over K; groups a team so that a team runs about 4 passes. A host team
 // is one thread: one cell a group, one pass of all of K, one buffer, outputs apart.
 template <class T>
@@ -402,6 +410,18 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
     const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
     if (fill >= best) best = fill, s.cells = static_cast<int>(c);
+  }
+  // Where one pass covers all of K at that cell count, teams of 2 cells instead (at least a warp
+  // of units): their smaller scratch lets 8 teams share an SM instead of 2 (16 warps against 12).
+  // Session 28, H100, LayoutRight FieldFieldScalar Q2 float (K = 27), three alternating rounds:
+  // 0.683-0.693 ms against 0.715-0.721 with 7 cells. Where K takes several passes (FieldFieldVector
+  // and FieldFieldTensor Q2) the 7-cell teams stay: 2-cell teams were 10-30% slower there, with
+  // passes of 27 indices as well as with all of K in one pass.
+  if (2 * per >= 32 && 2 * per <= 256) {
+    const index_type ks = cell_tiles_row_stride<T>(K);
+    const bool one_pass = bytes(s.cells, ks, 2,
+                                cell_tiles_out_elems<T>(s.cells, L, R) <= cell_tiles_buffer_elems(s.cells, L, R, ks)) <= budget;
+    if (one_pass) s.cells = 2;
   }
   if (o.cells > 0) s.cells = o.cells;
   const index_type c = s.cells, units = c * per;
