@@ -153,7 +153,9 @@ struct ContractProblem {
   // the threads). H100, session 28 (docs/performance.md, runs 4-5): DataFieldTensor Q3 float
   // (3640 cells x 64 fields, 58240 threads of 4) 0.85 -> 0.94 of the copy floor; 2-cell packs lost
   // on every other packed case, 1-7%, DataDataTensor Q3 float with as few threads (58254) among
-  // them, and DataFieldTensor Q2 float (138078) most.
+  // them, and DataFieldTensor Q2 float (138078) most. Where 25000-50000 threads of 4 make at least
+  // 50000 of 2, such a grid now gets 2-cell packs (and Auto `flat`, select.hpp), as the same grid
+  // with C = 2 mod 4 already did; no suite case falls there.
   int flat_cell_pack() const {
     if (contract_kernel_family(kernel) == 2) return 0;
     constexpr index_type W = 16 / sizeof(T);
