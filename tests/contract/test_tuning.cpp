@@ -767,7 +767,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EXPECT_EQ(pack(996, 100, 0.0f).flat_cell_pack(), 0);    // 49800 of 2: too few
   EXPECT_EQ(pack(3996, 100, 0.0).flat_cell_pack(), 2);    // double: its 16-byte packs are 2 cells
   EXPECT_EQ(pack(233016, 1, 0.0f).flat_cell_pack(), 4);   // DataData keeps 4 (58254 threads)
-  EXPECT_EQ(pack(1996, 100, 0.0f).flat_cell_pack(), 2);
+  EXPECT_EQ(pack(1996, 100, 0.0f).flat_cell_pack(), 2);   // 49900 of 4, 99800 of 2
   auto ff = pack(200000, 1, 0.0f);
   ff.kernel = ContractKernel::FieldFieldScalar;
   EXPECT_EQ(ff.flat_cell_pack(), 0);

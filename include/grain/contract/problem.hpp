@@ -151,9 +151,9 @@ struct ContractProblem {
   // 0.97 / 0.99; with 17000-58000 threads it lost up to 2x (DataFieldTensor Q4, 552 cells).
   // Float DataField with fewer than 100000 threads of 4 cells takes 2-cell packs instead (twice
   // the threads). H100, session 28 (docs/performance.md, runs 4-5): DataFieldTensor Q3 float
-  // (3640 cells x 64 fields, 58240 threads of 4) 0.85 -> 0.94 of the copy floor; 2-cell packs lost
-  // on every other packed case, 1-7%, DataDataTensor Q3 float with as few threads (58254) among
-  // them, and DataFieldTensor Q2 float (138078) most. Where 25000-50000 threads of 4 make at least
+  // (3640 cells x 64 fields, 58240 threads of 4) 0.85 -> 0.94 of the copy floor; on every other
+  // case of 4-cell packs 2-cell packs were level or lost up to 7%, DataDataTensor Q3 float with as
+  // few threads (58254) among them, and DataFieldTensor Q2 float (138078) most. Where 25000-50000 threads of 4 make at least
   // 50000 of 2, such a grid now gets 2-cell packs (and Auto `flat`, select.hpp), as the same grid
   // with C = 2 mod 4 already did; no suite case falls there.
   int flat_cell_pack() const {
@@ -387,9 +387,10 @@ inline CellTilesOverride& cell_tiles_override() {
 }
 
 // The rule on the GPU: the cell count up to 8 whose units fill whole warps best (27-unit cells:
-// 7, 189 of 192 threads), or 2 where one pass at that count covers K (below); the longest pass (kc) whose two buffers fit kCellTilesScratch, the
-// passes then evened out over K; groups a team so that a team runs about 4 passes. A host team
-// is one thread: one cell a group, one pass of all of K, one buffer, outputs apart.
+// 7, 189 of 192 threads), or 2 where one pass at that count covers K (below); the longest pass
+// (kc) whose two buffers fit kCellTilesScratch, the passes then evened out over K; groups a team
+// so that a team runs about 4 passes. A host team is one thread: one cell a group, one pass of
+// all of K, one buffer, outputs apart.
 template <class T>
 CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   const index_type L = p.L, R = p.R, K = p.K;
@@ -408,6 +409,14 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   }
   const CellTilesOverride& o = cell_tiles_override();
   const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : kCellTilesScratch;
+  // Outputs in the pass's buffer where they fit it (every thread holds at most one unit).
+  auto alias_ok = [&](index_type c, index_type ks) {
+    return cell_tiles_out_elems<T>(c, L, R) <= cell_tiles_buffer_elems(c, L, R, ks);
+  };
+  auto fits = [&](index_type c, index_type kc, int buffers) {
+    const index_type ks = cell_tiles_row_stride<T>(kc);
+    return bytes(c, ks, buffers, alias_ok(c, ks)) <= budget;
+  };
   double best = -1;
   for (index_type c = 1; c <= 8 && c * per <= 256; ++c) {
     const double fill = static_cast<double>(c * per) / static_cast<double>((c * per + 31) / 32 * 32);
@@ -419,40 +428,29 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   // 0.683-0.693 ms against 0.715-0.721 with 7 cells. Where K takes several passes (FieldFieldVector
   // and FieldFieldTensor Q2) the 7-cell teams stay: 2-cell teams were 10-30% slower there, with
   // passes of 27 indices as well as with all of K in one pass.
-  if (2 * per >= 32 && 2 * per <= 256) {
-    const index_type ks = cell_tiles_row_stride<T>(K);
-    const bool one_pass = bytes(s.cells, ks, 2,
-                                cell_tiles_out_elems<T>(s.cells, L, R) <= cell_tiles_buffer_elems(s.cells, L, R, ks)) <= budget;
-    if (one_pass) s.cells = 2;
-  }
+  if (2 * per >= 32 && 2 * per <= 256 && fits(s.cells, K, 2)) s.cells = 2;
   if (o.cells > 0) s.cells = o.cells;
   const index_type c = s.cells, units = c * per;
   s.threads = static_cast<int>((units + 31) / 32 * 32);
-  // Outputs in the pass's buffer where they fit it (every thread holds at most one unit).
-  auto alias_ok = [&](index_type ks) { return cell_tiles_out_elems<T>(c, L, R) <= cell_tiles_buffer_elems(c, L, R, ks); };
-  auto fits = [&](index_type kc, int buffers) {
-    const index_type ks = cell_tiles_row_stride<T>(kc);
-    return bytes(c, ks, buffers, alias_ok(ks)) <= budget;
-  };
   index_type kc = K;
   if (o.kc > 0) {
     kc = std::min<index_type>(o.kc, K);
   } else {
-    if (!fits(K, 2)) {
+    if (!fits(c, K, 2)) {
       // The longest pass that fits: staged rows are an odd number of packs, so try those (a pass
       // of packs x V indices has rows exactly that long), longest first.
       constexpr index_type V = 16 / static_cast<index_type>(sizeof(T));
       index_type packs = cell_tiles_row_stride<T>(K) / V;
-      while (packs > 1 && !fits(packs * V, 2)) packs -= 2;
-      kc = fits(packs * V, 2) ? std::min<index_type>(K, packs * V) : 1;
+      while (packs > 1 && !fits(c, packs * V, 2)) packs -= 2;
+      kc = fits(c, packs * V, 2) ? std::min<index_type>(K, packs * V) : 1;
     }
     const index_type chunks = (K + kc - 1) / kc;
     kc = (K + chunks - 1) / chunks;
   }
   const index_type chunks = (K + kc - 1) / kc;
   s.kc = static_cast<int>(kc), s.ks = static_cast<int>(cell_tiles_row_stride<T>(kc));
-  s.two = fits(kc, 2);
-  s.alias = alias_ok(s.ks);
+  s.two = fits(c, kc, 2);
+  s.alias = alias_ok(c, s.ks);
   s.groups = o.groups > 0 ? o.groups : static_cast<int>(std::max<index_type>(1, 4 / chunks));
   s.bytes = bytes(c, s.ks, s.two ? 2 : 1, s.alias);
   return s;
