@@ -863,6 +863,241 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
   return p.cells_packed(16 / sizeof(T));
 }
 
+// ---- LayoutRight double: rows unit-stride along K ---------------------------------------------
+//
+// In LayoutRight a cell's left (L x K) and right (R x K) operands are row-major GEMM operands, so a
+// block takes one cell's TL x TR output tile (a warp per 32 x 32 part, DmmaTile as above) and
+// stages KC contracted indices of its TL left and TR right rows per stage: a copy takes VEC
+// neighbouring k of one row (16 bytes where every row starts on 16 bytes: rows_vec), so the
+// loads are runs of the rows, where the copied kernel above reads single elements a cell apart.
+//   * persistent: one block per slot the device holds, item after item (item = cell x tile x K
+//     split), with the staging cursor NS - 1 stages ahead across items, so the loads do not stop
+//     at a tile's end;
+//   * results: eight rows of a warp's part at a time through its own scratch, then each row
+//     leaves as one warp store of 32 neighbouring fields (the fragments' own stores, 8-byte
+//     pieces of 8 rows, took FieldFieldScalar Q4 from 0.55 to 0.71 ms);
+//   * copies ask the L2 for the 256-byte block around them (the next stage's part of each row).
+// H100, session 29 (docs/performance.md, runs 1-4): 64 x 64 tiles of 4 warps (2 blocks an SM)
+// were 5-20% faster than 128 x 128 tiles of 16 warps (the registers allow one such block an SM)
+// on the six Q3 / Q4 cases; 2, 3 and 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the
+// 128-byte L2 fetch were level or slower.
+template <int WL_, int WR_, int KC_, int NS_, int VEC_>
+struct RowsConfig {
+  static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_, VEC = VEC_;
+  static constexpr int TL = kTile * WL, TR = kTile * WR, warps = WL * WR, threads = 32 * warps;
+  static constexpr int rs = KC % 8 == 4 ? KC : KC + 4;  // MmaShape's: fragment loads conflict-free
+  static constexpr int row_units = KC / VEC, row_step = threads / row_units;
+  static_assert(KC % 4 == 0 && KC % VEC == 0 && threads % row_units == 0 && (TL + TR) % row_step == 0 && NS >= 2,
+                "bad rows mma shape");
+  static constexpr int J = (TL + TR) / row_step;  // copies per thread and stage
+  static constexpr int stage = (TL + TR) * rs;     // elements
+  static constexpr int scratch = 8 * kOutRow;      // a warp's result rows, elements
+  static constexpr int smem_bytes = (NS * stage + warps * scratch) * 8;
+  static_assert(smem_bytes <= 227 * 1024, "rows mma configuration needs more shared memory than a block gets");
+  static constexpr bool fragments_ok() {
+    int off[32] = {};
+    for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
+    return conflict_free<8>(off);
+  }
+  static_assert(fragments_ok(), "rows mma fragment loads would conflict");
+};
+
+// cp_async16 with the L2 asked for the 256-byte block around the copy.
+__device__ __forceinline__ void cp_async16_l2_256(void* dst, const double* src, bool in) {
+#ifdef GRAIN_MMA_DEVICE
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)in;
+  __trap();
+#endif
+}
+
+template <class P>
+__global__ void __launch_bounds__(P::threads, 1)
+    contract_mma_rows_kernel(const ContractProblem<double> p, const int tiles_l, const int tiles_r, const int splits,
+                             const index_type k_split, const index_type items) {
+  constexpr int KC = P::KC, NS = P::NS, rs = P::rs;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  double* smem = reinterpret_cast<double*>(smem_raw);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const index_type per_cell = static_cast<index_type>(tiles_l) * tiles_r * splits;
+  // An item's cell, tile origin and K range [k0, k1); a tile's splits are neighbouring items.
+  struct Item {
+    index_type c, l0, r0, k0, k1;
+  };
+  auto item_at = [&](index_type item) {
+    Item it;
+    it.c = item / per_cell;
+    const index_type rem = item % per_cell, t = rem / splits, s = rem % splits;
+    it.l0 = t / tiles_r * P::TL;
+    it.r0 = t % tiles_r * P::TR;
+    it.k0 = s * k_split;
+    it.k1 = it.k0 + k_split < p.K ? it.k0 + k_split : p.K;
+    return it;
+  };
+
+  // Staging role: contracted indices s_k .. s_k + VEC - 1 of a stage, stage rows s_row + row_step j
+  // (the left rows first, then the right ones). The cursor (st_item, st_ch) runs NS - 1 stages
+  // ahead of the multiplication, across items; aim() points src at its item's rows (null past L
+  // or R).
+  const int s_k = (tid % P::row_units) * P::VEC, s_row = tid / P::row_units;
+  index_type st_item = blockIdx.x, st_ch = 0, st_chunks = 0, st_k0 = 0, st_k1 = 0;
+  const double* src[P::J];
+  auto aim = [&] {
+    if (st_item >= items) return;
+    const Item it = item_at(st_item);
+    st_k0 = it.k0;
+    st_k1 = it.k1;
+    st_chunks = (it.k1 - it.k0 + KC - 1) / KC;
+#pragma unroll
+    for (int j = 0; j < P::J; ++j) {
+      const int row = s_row + j * P::row_step;
+      if (row < P::TL) {
+        const index_type l = it.l0 + row;
+        src[j] = l < p.L ? p.a + it.c * p.a_c + l * p.a_l : nullptr;
+      } else {
+        const index_type r = it.r0 + row - P::TL;
+        src[j] = r < p.R ? p.b + it.c * p.b_c + r * p.b_r : nullptr;
+      }
+    }
+  };
+  double* const s_base = smem + s_row * rs + s_k;
+  auto stage = [&](int buf) {  // the cursor's stage into buffer buf, then the cursor moves on
+    if (st_item >= items) return;
+    const index_type k = st_k0 + st_ch * KC + s_k;  // VEC = 2: K even, so k + 1 < K as well
+    const bool k_ok = k < st_k1;
+    double* s = s_base + buf * P::stage;
+#pragma unroll
+    for (int j = 0; j < P::J; ++j) {
+      const bool in = k_ok && src[j] != nullptr;
+      if constexpr (P::VEC == 2)
+        cp_async16_l2_256(s + j * P::row_step * rs, in ? src[j] + k : p.a, in);
+      else
+        cp_async<128>(s + j * P::row_step * rs, in ? src[j] + k : p.a, in ? 8 : 0);
+    }
+    if (++st_ch == st_chunks) {
+      st_ch = 0;
+      st_item += gridDim.x;
+      aim();
+    }
+  };
+
+  // This warp: rows w_l * 32 on, columns w_r * 32 on of the tile; this lane's fragment element:
+  // row lane/4, contracted index lane%4.
+  const int w_l = warp % P::WL, w_r = warp / P::WL;
+  const int frag = (lane >> 2) * rs + (lane & 3);
+  const double* frag_a = smem + w_l * kTile * rs + frag;
+  const double* frag_b = smem + (P::TL + w_r * kTile) * rs + frag;
+  double* const scr = smem + NS * P::stage + warp * P::scratch;
+  aim();
+#pragma unroll
+  for (int s = 0; s < NS - 1; ++s) {
+    stage(s);
+    cp_async_commit();
+  }
+  DmmaTile<true> tile;
+  int buf = 0;  // the buffer of the stage to multiply; the one to fill is buf + NS - 1
+  const bool atomic = splits > 1;
+  for (index_type item = blockIdx.x; item < items; item += gridDim.x) {
+    const Item it = item_at(item);
+    const index_type chunks = (it.k1 - it.k0 + KC - 1) / KC;
+    tile.zero();
+    for (index_type ch = 0; ch < chunks; ++ch) {
+      cp_async_wait<NS - 2>();  // this stage has landed (this thread's copies) ...
+      __syncthreads();          // ... everyone's; everyone is done with the buffer filled next
+      stage((buf + NS - 1) % NS);
+      cp_async_commit();
+      tile.template multiply<KC, rs>(frag_a + buf * P::stage, frag_b + buf * P::stage);
+      buf = (buf + 1) % NS;
+    }
+    // Eight rows at a time into the scratch (DmmaTile::write's conflict-free pattern), then each
+    // row leaves as one store of 32 neighbouring fields.
+    const index_type l_first = it.l0 + w_l * kTile, r = it.r0 + w_r * kTile + lane;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        double2 v;
+        v.x = tile.acc[i][j][0];
+        v.y = tile.acc[i][j][1];
+        *reinterpret_cast<double2*>(scr + (lane >> 2) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
+      }
+      __syncwarp();
+#pragma unroll
+      for (int row = 0; row < 8; ++row) {
+        const index_type l = l_first + 8 * i + row;
+        if (l < p.L && r < p.R)
+          store_cells<double, 1>(p.out + it.c * p.o_c + l * p.o_l + r * p.o_r,
+                                 Pack<double, 1>{{scr[row * kOutRow + lane]}}, p.sum_into, atomic);
+      }
+      __syncwarp();
+    }
+  }
+  cp_async_wait<0>();
+}
+
+// Whether a copy may take 2 neighbouring k (16 bytes): K even and every row and cell of both
+// operands starting on 16 bytes.
+inline bool rows_vec(const ContractProblem<double>& p) {
+  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  return p.K % 2 == 0 && p.a_l % 2 == 0 && p.b_r % 2 == 0 && p.a_c % 2 == 0 && p.b_c % 2 == 0 && aligned(p.a) &&
+         aligned(p.b);
+}
+
+// K splits (1 or 2) of the rows kernel: 2 where the whole items fill at most half of the device's
+// block slots (one round either way, and halves take half as long) with at least 32 stages a
+// tile; 1 where the output is accumulated into or not dense (the halves add into a zeroed
+// output, exact whichever adds first, as wgmma_splits). Where the items fill more than one round
+// the split lost: H100, session 29, run 4, FieldFieldTensor Q4 (1104 tiles, 264 slots, 5 rounds
+// against 9 halves) 0.47 ms whole, 0.52 split.
+inline int rows_splits(const ContractProblem<double>& p, index_type items, index_type slots, int kc) {
+  const bool dense = p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R;
+  if (p.sum_into || !dense) return 1;
+  return 2 * items <= slots && (p.K + kc - 1) / kc >= 32 ? 2 : 1;
+}
+
+template <class P>
+void launch_mma_rows(const ContractProblem<double>& p) {
+  const index_type tiles_l = (p.L + P::TL - 1) / P::TL, tiles_r = (p.R + P::TR - 1) / P::TR;
+  static const int slots = [] {  // blocks the device holds at once: the persistent grid
+    cuda_check(cudaFuncSetAttribute(contract_mma_rows_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    P::smem_bytes),
+               "algorithm 'mma': cudaFuncSetAttribute (rows)");
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contract_mma_rows_kernel<P>, P::threads,
+                                                             P::smem_bytes),
+               "algorithm 'mma': occupancy (rows)");
+    return cuda_device().sm_count * (per_sm > 0 ? per_sm : 1);
+  }();
+  const index_type whole = p.C * tiles_l * tiles_r;
+  const int splits = rows_splits(p, whole, slots, P::KC);
+  // Each split a whole number of stages, so that a split's K range starts on a stage.
+  const index_type k_split = ((p.K + splits - 1) / splits + P::KC - 1) / P::KC * P::KC;
+  const index_type items = whole * splits;
+  const index_type blocks = items < slots ? items : slots;
+  if (splits > 1)
+    cuda_check(cudaMemsetAsync(p.out, 0, static_cast<std::size_t>(p.C * p.L * p.R) * sizeof(double)),
+               "algorithm 'mma': zeroing the output");
+  contract_mma_rows_kernel<P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(
+      p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), splits, k_split, items);
+  cuda_check_launch("algorithm 'mma': contract_mma_rows_kernel");
+}
+
+// Whether the rows kernel applies: double operands whose rows are unit-stride along one level of K
+// (LayoutRight); cells unit-stride (LayoutLeft) take the cells-fastest kernels above.
+inline bool mma_rows(const ContractProblem<double>& p) { return !p.cells_unit() && p.k_unit() && p.K > 1; }
+
+// 16 contracted indices a stage, 4 stages; 64 x 64 tiles (4 warps), or 128 x 128 (16 warps: shape
+// 12, for experiments).
+void run_mma_rows(const ContractProblem<double>& p, bool big) {
+  const bool vec = rows_vec(p);
+  if (big)
+    return vec ? launch_mma_rows<RowsConfig<4, 4, 16, 4, 2>>(p) : launch_mma_rows<RowsConfig<4, 4, 16, 4, 1>>(p);
+  vec ? launch_mma_rows<RowsConfig<2, 2, 16, 4, 2>>(p) : launch_mma_rows<RowsConfig<2, 2, 16, 4, 1>>(p);
+}
+
 // The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
 //   0: 8 x 32 x 32, 256 threads, m8n8k4 DMMA (every device; the only one before 9.0)
 //   1: the same with m16n8k4 DMMA, each copy asking the L2 for its 128-byte block (9.0 and
@@ -883,6 +1118,10 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //      the grid's last round); 11: 9 with 2 TMA stages in flight whatever K (9 keeps 3 in flight
 //      where a block runs at most 32 stages). Compute capability 9.0 only (sm_90a); double, and
 //      other devices, run 1 (0 before 9.0).
+//  12: double rows unit-stride along K (LayoutRight, mma_rows): one cell's 128 x 128 tile, 512
+//      threads, persistent (contract_mma_rows_kernel); 13: the same with 64 x 64 tiles, 128
+//      threads (the default for LayoutRight double with L, R > 32 on 9.0). 9.0 and newer
+//      (m16n8k4); elsewhere, and for operands it does not take, 1.
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -896,7 +1135,7 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
 // its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 12;
+constexpr int kMmaShapes = 14;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -909,6 +1148,10 @@ using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persisten
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
   if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
+  if constexpr (std::is_same_v<T, double>) {
+    if (shape >= 12 && mma_rows(p)) return run_mma_rows(p, shape == 12);
+  }
+  if (shape >= 12) shape = 1;
   if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
   // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
   if (shape >= 8 && !p.cells_unit() && !k_rows) shape = 1;
@@ -980,8 +1223,15 @@ void contract_mma_any(const ContractProblem<T>& p) {
       (p.cells_unit() || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
   int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
+  if constexpr (std::is_same_v<T, double>) {
+    // LayoutRight double on 9.0 and newer with L, R > 32: the rows kernel's 64 x 64 tiles. H100,
+    // session 29 (runs 1-4): 1.0-1.3x cuBLAS on the Q3 / Q4 cases but FieldFieldScalar Q3 (0.9x);
+    // on 27 x 27 cells (Q2) 1.3-2.6x slower than the copied kernel (1), whose 32 x 32 tiles fit them.
+    if (g_forced_shape.load(std::memory_order_relaxed) < 0 && contract_mma_rows(p)) shape = 13;
+  }
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
-  if (shape >= 8 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
+  if (shape >= 8 && shape < 12 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
+  if (shape >= 12 && major < 9) shape = 0;  // the rows kernel's m16n8k4 needs 9.0
   run_mma_shape(p, shape, mma_cluster(major), k_rows);
 }
 
@@ -994,6 +1244,10 @@ bool contract_mma_k_rows(const ContractProblem<float>& p) {
   if (cuda_device_count() <= 0) return false;
   const CudaDeviceInfo& device = cuda_device();
   return device.cc_major == 9 && device.cc_minor == 0 && wgmma_k_rows(p);
+}
+bool contract_mma_rows(const ContractProblem<double>& p) {
+  if (cuda_device_count() <= 0) return false;
+  return cuda_device().cc_major >= 9 && mma_rows(p) && p.L > 32 && p.R > 32;
 }
 void contract_mma_force_shape(int shape) {
   if (shape < -1 || shape >= kMmaShapes)

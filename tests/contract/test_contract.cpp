@@ -1317,6 +1317,52 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
   mma_every_shape<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, shape 1
   mma_every_shape<float, grain::LayoutRight, 13>(44);
   mma_every_shape<double, grain::LayoutRight, 12>(37);
+  // The double rows kernel (shapes 12, 13, and the default on 9.0): K = 39, and an unaligned left
+  // base, take 8-byte copies; K = 600 over 37 cells splits K in two (blocks adding into the
+  // zeroed output; not when accumulating, which the same loop also runs).
+  mma_every_shape<double, grain::LayoutRight, 13>(37);
+  mma_every_shape<double, grain::LayoutRight, 12>(37, 1);
+  mma_every_shape<double, grain::LayoutRight, 200>(37);
+}
+
+// LayoutRight double at a Q4-sized cell (125 x 125, K = 216: 2 x 2 tiles of 64 a cell, the last
+// ones partial) as Auto and mma run it by default (the rows kernel on 9.0 and newer), over 300
+// cells (more tiles than a round of blocks: a block takes several items), written and then
+// accumulated into, against a double loop on the host.
+TEST(ContractMma, LayoutRightDoubleQ4Cells) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  constexpr std::size_t C = 300, F = 125, K = 216;
+  using HV = grain::View<double***, grain::LayoutRight, grain::HostSpace>;
+  using DV = grain::View<double***, grain::LayoutRight, grain::CudaSpace>;
+  HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
+  grain::test::fill_random(hl, 4101);
+  grain::test::fill_random(hr, 4102);
+  DV dl("left_d", C, F, K), dr("right_d", C, F, K), dout("out_d", C, F, F);
+  grain::deep_copy(dl, hl);
+  grain::deep_copy(dr, hr);
+  for (ContractAlgorithm a : {ContractAlgorithm::Auto, ContractAlgorithm::Mma}) {
+    grain::ContractOptions opt;
+    opt.algorithm = a;
+    grain::deep_copy(dout, std::numeric_limits<double>::quiet_NaN());
+    grain::contract_field_field_scalar(dout, dl, dr, opt);
+    opt.sum_into = true;  // out = 2 * result
+    grain::contract_field_field_scalar(dout, dl, dr, opt);
+    grain::deep_copy(ho, dout);
+    std::size_t bad = 0;
+    for (std::size_t c = 0; c < C; c += 7)  // every seventh cell: all 300 would take the host seconds
+      for (std::size_t l = 0; l < F; ++l)
+        for (std::size_t r = 0; r < F; ++r) {
+          double ref = 0, mag = 0;
+          for (std::size_t k = 0; k < K; ++k) {
+            ref += hl(c, l, k) * hr(c, r, k);
+            mag += std::abs(hl(c, l, k) * hr(c, r, k));
+          }
+          if (!(std::abs(ho(c, l, r) - 2 * ref) <= 2 * tol_for<double>(K, mag)) && bad++ < 5)
+            ADD_FAILURE() << grain::contract_algorithm_name(a) << ": out(" << c << "," << l << "," << r
+                          << ") = " << ho(c, l, r) << ", expected " << 2 * ref;
+        }
+    EXPECT_EQ(bad, 0u) << grain::contract_algorithm_name(a);
+  }
 }
 #endif
 

@@ -633,7 +633,6 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   EXPECT_EQ(contract_auto_algorithm(ffr(61370, 27, 81), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ffr(200000, 64, 32), ContractExec::Cuda), ContractAlgorithm::Blas);   // K < 64
   EXPECT_EQ(contract_auto_algorithm(ffr(500, 125, 1943), ContractExec::Cuda), ContractAlgorithm::Blas);  // K % 4 != 0
-  EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(276, 125, 1944), ContractExec::Cuda), ContractAlgorithm::Blas);
   const auto long_k = ffr(552, 125, 1944);
   [[maybe_unused]] const auto q3 = ffr(32768, 64, 64), q4 = ffr(4971, 125, 216);
 #if defined(GRAIN_ENABLE_CUDA)
@@ -652,6 +651,33 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   EXPECT_EQ(contract_auto_algorithm(long_k, ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(q3, ContractExec::Cuda), ContractAlgorithm::Blas);
 #endif
+}
+
+// The same in double (session 29): mma's rows kernel on compute capability 9.0 and newer for
+// L, R > 32 where the output is under a quarter of the bytes (3 L R < (L + R) K), else cuBLAS.
+TEST(ContractTuning, GpuModelForLayoutRightFieldFieldDouble) {
+  EnvGuard guard;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  grain::impl::contract_tuning_reset("test-device");
+  using grain::impl::contract_auto_algorithm;
+  auto pick = [](grain::index_type C, grain::index_type F, grain::index_type P) {
+    return contract_auto_algorithm(field_field_right<double>(C, F, P), ContractExec::Cuda);
+  };
+  bool rows = false;  // a device that runs the rows kernel
+#if defined(GRAIN_ENABLE_CUDA)
+  rows = grain::impl::cuda_device_count() > 0 && grain::impl::cuda_device().cc_major >= 9;
+  EXPECT_EQ(grain::impl::contract_mma_rows(field_field_right<double>(2485, 125, 216)), rows);
+  EXPECT_FALSE(grain::impl::contract_mma_rows(field_field_right<double>(92056, 27, 27)));  // L, R <= 32
+  EXPECT_FALSE(grain::impl::contract_mma_rows(field_field_left<double>(2485, 125, 216)));  // cells unit-stride
+#endif
+  const ContractAlgorithm on_rows = rows ? ContractAlgorithm::Mma : ContractAlgorithm::Blas;
+  EXPECT_EQ(pick(2485, 125, 216), on_rows);    // FieldFieldScalar Q4: the output 22% of the bytes
+  EXPECT_EQ(pick(276, 125, 1944), on_rows);    // FieldFieldTensor Q4
+  EXPECT_EQ(pick(5461, 64, 192), on_rows);     // FieldFieldVector Q3: 14%
+  EXPECT_EQ(pick(16384, 64, 64), ContractAlgorithm::Blas);  // FieldFieldScalar Q3: 33%
+  EXPECT_EQ(pick(4000, 125, 187), ContractAlgorithm::Blas);  // 3 L R = 46875 >= (L + R) K = 46750
+  EXPECT_EQ(pick(4000, 125, 188), on_rows);                  // 47000
+  EXPECT_EQ(pick(30685, 27, 81), ContractAlgorithm::Blas);  // Q2 cells: cuBLAS
 }
 
 // Rows whose cells are not back to back (a gap after each cell) are not staged: session 6's rules

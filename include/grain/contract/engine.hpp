@@ -31,6 +31,10 @@ void contract_mma_force_shape(int shape);
 // LayoutRight operands (rows unit-stride along K, K a multiple of 4, 16-byte aligned) on compute
 // capability 9.0. False where there is no device (Auto's model asks it; see select.hpp).
 bool contract_mma_k_rows(const ContractProblem<float>& p);
+// Whether mma runs p on its double rows kernel (64 x 64 tiles of cells whose rows are unit-stride
+// along K: LayoutRight, L, R > 32) on the current device: compute capability 9.0 and newer. False
+// where there is no device (Auto's model asks it; see select.hpp).
+bool contract_mma_rows(const ContractProblem<double>& p);
 #endif
 
 }  // namespace grain::impl

@@ -24,7 +24,9 @@
 //       vendor GEMM, 2 to 40x ahead of every portable algorithm on Q2 to Q4 (H200,
 //       docs/performance.md), except in float for L, R > 32 with K >= 64 on compute capability
 //       9.0 where mma's warpgroup kernel takes the rows through TMA copies (contract_mma_k_rows;
-//       H100, session 25: 1.07-1.21x cuBLAS); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
+//       H100, session 25: 1.07-1.21x cuBLAS), and in double for L, R > 32 on 9.0 and newer where the
+//       output is under a quarter of the bytes (3 L R < (L + R) K), where mma's rows kernel takes
+//       them (contract_mma_rows; H100, session 29: 1.02-1.30x cuBLAS); in LayoutLeft with L, R >= 16: mma (tensor cores: DMMA in double,
 //       3xTF32 in float) when K >= 16 (or in double with L, R <= 64) and it gets 16 blocks;
 //       LayoutRight with smaller cells (Q1): team-small-k's staged cells where they lie back to
 //       back (k_cells; not in double from 12 x 12 and K = 64), else blas from 8 x 8 and K = 64, else
@@ -158,6 +160,16 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
     // cuBLAS (its 64 x 64 tiles would be mostly padding). Elsewhere cuBLAS (blas).
     if constexpr (std::is_same_v<T, float>) {
       if (big && p.L > 32 && p.R > 32 && p.K >= 64 && contract_mma_k_rows(p)) return ContractAlgorithm::Mma;
+    }
+    // LayoutRight double on compute capability 9.0 and newer, L, R > 32: mma's rows kernel (DMMA
+    // over 64 x 64 tiles, whole-row result stores) where the output is under a quarter of the bytes
+    // moved (3 L R < (L + R) K). H100, session 29, run 4, two rounds (ms, against cuBLAS
+    // strided-batched in the same run): FieldFieldScalar Q4 0.544-0.545 / 0.685-0.700,
+    // FieldFieldVector Q3 0.436-0.437 / 0.445-0.457, Q4 0.465-0.470 / 0.606-0.621, FieldFieldTensor
+    // Q3 0.400-0.401 / 0.439-0.448, Q4 0.466-0.475 / 0.574-0.587 (1.02-1.30x); FieldFieldScalar Q3,
+    // whose output is a third of the bytes, 0.612 / 0.555-0.568 stays on cuBLAS.
+    if constexpr (std::is_same_v<T, double>) {
+      if (big && 3 * p.L * p.R < (p.L + p.R) * p.K && contract_mma_rows(p)) return ContractAlgorithm::Mma;
     }
 #endif
     // LayoutRight float cells of 16-32 x 16-32 (more than 256 outputs: k_cell_tiles) with K <= 32
