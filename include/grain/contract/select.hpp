@@ -11,7 +11,8 @@
 //                                                           unit-stride rows)
 //   mma                                                     FieldField on Cuda, LayoutLeft
 //                                                           left/right/out (cells are the
-//                                                           unit-stride index)
+//                                                           unit-stride index) or LayoutRight
+//                                                           ones (rows unit-stride along K)
 //
 // Auto (the model; a tuning file from `grain tune` overrides it per device and shape class):
 //   CPU (Serial, OpenMP): FieldField block — each cell's GEMM over its right operand packed
@@ -102,7 +103,8 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
       if (e != ContractExec::Cuda) return "mma (tensor cores) runs on the GPU only: pass CudaSpace Views";
       // LayoutLeft (cells unit-stride), or LayoutRight: rows unit-stride along K, the output's
       // fields unit-stride (float on compute capability 9.0 with K a multiple of 4 takes the
-      // warpgroup kernel's row copies; the rest the per-element copies of its other kernels).
+      // warpgroup kernel's row copies, double on 9.0 and newer with L, R > 32 the rows kernel's
+      // copies along K; the rest the per-element copies of its other kernels).
       if (!(p.cells_unit() && (p.o_c == 1 || p.C <= 1)) && !p.rows_along_k())
         return "mma needs LayoutLeft left, right and out (cells unit-stride) or LayoutRight ones (rows "
                "unit-stride along the contracted indices)";
