@@ -881,29 +881,51 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 // were 5-20% faster than 128 x 128 tiles of 16 warps (the registers allow one such block an SM)
 // on the six Q3 / Q4 cases; 2, 3 and 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the
 // 128-byte L2 fetch were level or slower.
-template <int WL_, int WR_, int KC_, int NS_, int VEC_>
+template <class T, int WL_, int WR_, int KC_, int NS_, int VEC_>
 struct RowsConfig {
+  using Elem = T;
+  using Tile = std::conditional_t<std::is_same_v<T, double>, DmmaTile<true>, Tf32x3Tile>;
+  static constexpr int E = static_cast<int>(sizeof(T));
   static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_, VEC = VEC_;
   static constexpr int TL = kTile * WL, TR = kTile * WR, warps = WL * WR, threads = 32 * warps;
-  static constexpr int rs = KC % 8 == 4 ? KC : KC + 4;  // MmaShape's: fragment loads conflict-free
+  // MmaShape's row strides: fragment loads conflict-free (checked below), rows 16-byte aligned.
+  static constexpr int rs = E == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
   static constexpr int row_units = KC / VEC, row_step = threads / row_units;
-  static_assert(KC % 4 == 0 && KC % VEC == 0 && threads % row_units == 0 && (TL + TR) % row_step == 0 && NS >= 2,
+  static_assert(KC % (E == 8 ? 4 : 8) == 0 && KC % VEC == 0 && VEC * E <= 16 && (rs * E) % 16 == 0 &&
+                    threads % row_units == 0 && (TL + TR) % row_step == 0 && NS >= 2,
                 "bad rows mma shape");
   static constexpr int J = (TL + TR) / row_step;  // copies per thread and stage
   static constexpr int stage = (TL + TR) * rs;     // elements
   static constexpr int scratch = 8 * kOutRow;      // a warp's result rows, elements
-  static constexpr int smem_bytes = (NS * stage + warps * scratch) * 8;
+  static constexpr int smem_bytes = (NS * stage + warps * scratch) * E;
   static_assert(smem_bytes <= 227 * 1024, "rows mma configuration needs more shared memory than a block gets");
   static constexpr bool fragments_ok() {
     int off[32] = {};
     for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
-    return conflict_free<8>(off);
+    return conflict_free<E>(off);
   }
   static_assert(fragments_ok(), "rows mma fragment loads would conflict");
 };
 
+// Rows 8 q .. 8 q + 7 of a warp's 32 x 32 tile into scr (row stride kOutRow): this lane's two
+// neighbouring results of each 8-column block (DmmaTile::write's and Tf32x3Tile::write's layout).
+__device__ __forceinline__ void tile_rows8(const DmmaTile<true>& t, int q, double* scr, int lane) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    *reinterpret_cast<double2*>(scr + (lane >> 2) * kOutRow + j * 8 + 2 * (lane & 3)) =
+        make_double2(t.acc[q][j][0], t.acc[q][j][1]);
+}
+__device__ __forceinline__ void tile_rows8(const Tf32x3Tile& t, int q, float* scr, int lane) {
+  const int i = q >> 1, h = q & 1;  // 16-row tile i, its upper or lower 8 rows
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    *reinterpret_cast<float2*>(scr + (lane >> 2) * kOutRow + j * 8 + 2 * (lane & 3)) =
+        make_float2(t.acc[i][j][2 * h], t.acc[i][j][2 * h + 1]);
+}
+
 // cp_async16 with the L2 asked for the 256-byte block around the copy.
-__device__ __forceinline__ void cp_async16_l2_256(void* dst, const double* src, bool in) {
+template <class T>
+__device__ __forceinline__ void cp_async16_l2_256(void* dst, const T* src, bool in) {
 #ifdef GRAIN_MMA_DEVICE
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
@@ -916,11 +938,12 @@ __device__ __forceinline__ void cp_async16_l2_256(void* dst, const double* src, 
 
 template <class P>
 __global__ void __launch_bounds__(P::threads, 1)
-    contract_mma_rows_kernel(const ContractProblem<double> p, const int tiles_l, const int tiles_r, const int splits,
-                             const index_type k_split, const index_type items) {
+    contract_mma_rows_kernel(const ContractProblem<typename P::Elem> p, const int tiles_l, const int tiles_r,
+                             const int splits, const index_type k_split, const index_type items) {
+  using T = typename P::Elem;
   constexpr int KC = P::KC, NS = P::NS, rs = P::rs;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  double* smem = reinterpret_cast<double*>(smem_raw);
+  T* smem = reinterpret_cast<T*>(smem_raw);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const index_type per_cell = static_cast<index_type>(tiles_l) * tiles_r * splits;
   // An item's cell, tile origin and K range [k0, k1); a tile's splits are neighbouring items.
@@ -944,7 +967,7 @@ __global__ void __launch_bounds__(P::threads, 1)
   // or R).
   const int s_k = (tid % P::row_units) * P::VEC, s_row = tid / P::row_units;
   index_type st_item = blockIdx.x, st_ch = 0, st_chunks = 0, st_k0 = 0, st_k1 = 0;
-  const double* src[P::J];
+  const T* src[P::J];
   auto aim = [&] {
     if (st_item >= items) return;
     const Item it = item_at(st_item);
@@ -963,19 +986,19 @@ __global__ void __launch_bounds__(P::threads, 1)
       }
     }
   };
-  double* const s_base = smem + s_row * rs + s_k;
+  T* const s_base = smem + s_row * rs + s_k;
   auto stage = [&](int buf) {  // the cursor's stage into buffer buf, then the cursor moves on
     if (st_item >= items) return;
-    const index_type k = st_k0 + st_ch * KC + s_k;  // VEC = 2: K even, so k + 1 < K as well
+    const index_type k = st_k0 + st_ch * KC + s_k;  // VEC > 1: K a multiple of VEC, the copy within K
     const bool k_ok = k < st_k1;
-    double* s = s_base + buf * P::stage;
+    T* s = s_base + buf * P::stage;
 #pragma unroll
     for (int j = 0; j < P::J; ++j) {
       const bool in = k_ok && src[j] != nullptr;
-      if constexpr (P::VEC == 2)
+      if constexpr (P::VEC * P::E == 16)
         cp_async16_l2_256(s + j * P::row_step * rs, in ? src[j] + k : p.a, in);
       else
-        cp_async<128>(s + j * P::row_step * rs, in ? src[j] + k : p.a, in ? 8 : 0);
+        cp_async<128>(s + j * P::row_step * rs, in ? src[j] + k : p.a, in ? P::E : 0);
     }
     if (++st_ch == st_chunks) {
       st_ch = 0;
@@ -988,16 +1011,16 @@ __global__ void __launch_bounds__(P::threads, 1)
   // row lane/4, contracted index lane%4.
   const int w_l = warp % P::WL, w_r = warp / P::WL;
   const int frag = (lane >> 2) * rs + (lane & 3);
-  const double* frag_a = smem + w_l * kTile * rs + frag;
-  const double* frag_b = smem + (P::TL + w_r * kTile) * rs + frag;
-  double* const scr = smem + NS * P::stage + warp * P::scratch;
+  const T* frag_a = smem + w_l * kTile * rs + frag;
+  const T* frag_b = smem + (P::TL + w_r * kTile) * rs + frag;
+  T* const scr = smem + NS * P::stage + warp * P::scratch;
   aim();
 #pragma unroll
   for (int s = 0; s < NS - 1; ++s) {
     stage(s);
     cp_async_commit();
   }
-  DmmaTile<true> tile;
+  typename P::Tile tile;
   int buf = 0;  // the buffer of the stage to multiply; the one to fill is buf + NS - 1
   const bool atomic = splits > 1;
   for (index_type item = blockIdx.x; item < items; item += gridDim.x) {
@@ -1012,25 +1035,19 @@ __global__ void __launch_bounds__(P::threads, 1)
       tile.template multiply<KC, rs>(frag_a + buf * P::stage, frag_b + buf * P::stage);
       buf = (buf + 1) % NS;
     }
-    // Eight rows at a time into the scratch (DmmaTile::write's conflict-free pattern), then each
+    // Eight rows at a time into the scratch (the tiles' conflict-free write pattern), then each
     // row leaves as one store of 32 neighbouring fields.
     const index_type l_first = it.l0 + w_l * kTile, r = it.r0 + w_r * kTile + lane;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        double2 v;
-        v.x = tile.acc[i][j][0];
-        v.y = tile.acc[i][j][1];
-        *reinterpret_cast<double2*>(scr + (lane >> 2) * kOutRow + j * 8 + 2 * (lane & 3)) = v;
-      }
+    for (int q = 0; q < 4; ++q) {
+      tile_rows8(tile, q, scr, lane);
       __syncwarp();
 #pragma unroll
       for (int row = 0; row < 8; ++row) {
-        const index_type l = l_first + 8 * i + row;
+        const index_type l = l_first + 8 * q + row;
         if (l < p.L && r < p.R)
-          store_cells<double, 1>(p.out + it.c * p.o_c + l * p.o_l + r * p.o_r,
-                                 Pack<double, 1>{{scr[row * kOutRow + lane]}}, p.sum_into, atomic);
+          store_cells<T, 1>(p.out + it.c * p.o_c + l * p.o_l + r * p.o_r, Pack<T, 1>{{scr[row * kOutRow + lane]}},
+                            p.sum_into, atomic);
       }
       __syncwarp();
     }
@@ -1038,11 +1055,13 @@ __global__ void __launch_bounds__(P::threads, 1)
   cp_async_wait<0>();
 }
 
-// Whether a copy may take 2 neighbouring k (16 bytes): K even and every row and cell of both
-// operands starting on 16 bytes.
-inline bool rows_vec(const ContractProblem<double>& p) {
+// Whether a copy may take 16 bytes (V = 16 / sizeof(T) neighbouring k): K a multiple of V and
+// every row and cell of both operands starting on 16 bytes.
+template <class T>
+bool rows_vec(const ContractProblem<T>& p) {
+  constexpr index_type V = 16 / sizeof(T);
   auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  return p.K % 2 == 0 && p.a_l % 2 == 0 && p.b_r % 2 == 0 && p.a_c % 2 == 0 && p.b_c % 2 == 0 && aligned(p.a) &&
+  return p.K % V == 0 && p.a_l % V == 0 && p.b_r % V == 0 && p.a_c % V == 0 && p.b_c % V == 0 && aligned(p.a) &&
          aligned(p.b);
 }
 
@@ -1052,14 +1071,15 @@ inline bool rows_vec(const ContractProblem<double>& p) {
 // output, exact whichever adds first, as wgmma_splits). Where the items fill more than one round
 // the split lost: H100, session 29, run 4, FieldFieldTensor Q4 (1104 tiles, 264 slots, 5 rounds
 // against 9 halves) 0.47 ms whole, 0.52 split.
-inline int rows_splits(const ContractProblem<double>& p, index_type items, index_type slots, int kc) {
+template <class T>
+int rows_splits(const ContractProblem<T>& p, index_type items, index_type slots, int kc) {
   const bool dense = p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R;
   if (p.sum_into || !dense) return 1;
   return 2 * items <= slots && (p.K + kc - 1) / kc >= 32 ? 2 : 1;
 }
 
 template <class P>
-void launch_mma_rows(const ContractProblem<double>& p) {
+void launch_mma_rows(const ContractProblem<typename P::Elem>& p) {
   const index_type tiles_l = (p.L + P::TL - 1) / P::TL, tiles_r = (p.R + P::TR - 1) / P::TR;
   static const int slots = [] {  // blocks the device holds at once: the persistent grid
     cuda_check(cudaFuncSetAttribute(contract_mma_rows_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1078,7 +1098,7 @@ void launch_mma_rows(const ContractProblem<double>& p) {
   const index_type items = whole * splits;
   const index_type blocks = items < slots ? items : slots;
   if (splits > 1)
-    cuda_check(cudaMemsetAsync(p.out, 0, static_cast<std::size_t>(p.C * p.L * p.R) * sizeof(double)),
+    cuda_check(cudaMemsetAsync(p.out, 0, static_cast<std::size_t>(p.C * p.L * p.R) * sizeof(typename P::Elem)),
                "algorithm 'mma': zeroing the output");
   contract_mma_rows_kernel<P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(
       p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), splits, k_split, items);
@@ -1087,15 +1107,39 @@ void launch_mma_rows(const ContractProblem<double>& p) {
 
 // Whether the rows kernel applies: double operands whose rows are unit-stride along one level of K
 // (LayoutRight); cells unit-stride (LayoutLeft) take the cells-fastest kernels above.
-inline bool mma_rows(const ContractProblem<double>& p) { return !p.cells_unit() && p.k_unit() && p.K > 1; }
+template <class T>
+bool mma_rows(const ContractProblem<T>& p) {
+  return !p.cells_unit() && p.k_unit() && p.K > 1;
+}
 
-// 16 contracted indices a stage, 4 stages; 64 x 64 tiles (4 warps), or 128 x 128 (16 warps: shape
-// 12, for experiments).
-void run_mma_rows(const ContractProblem<double>& p, bool big) {
+// Where mma runs the rows kernel (64 x 64 tiles) unless a configuration is forced: compute
+// capability 9.0 and newer, rows unit-stride along K, L, R > 32; in float only where one tile
+// covers a cell and the output is under a quarter of the bytes (3 L R < (L + R) K). H100, session
+// 29, run 9, two rounds (ms, against the warpgroup kernel): FieldFieldVector Q3 float 0.453-0.465 /
+// 0.504-0.507, FieldFieldTensor Q3 float 0.420-0.432 / 0.470-0.473; FieldFieldScalar Q3 float
+// (the output a third of the bytes) 0.686-0.706 / 0.582-0.586 and the Q4 float cases (125 x 125:
+// 3xTF32 on mma.sync, three MMAs a product, where the warpgroup MMAs run from shared memory)
+// 1.04-1.25x slower.
+template <class T>
+bool rows_default(const ContractProblem<T>& p, int major) {
+  if (major < 9 || !mma_rows(p) || p.L <= 32 || p.R <= 32) return false;
+  if constexpr (std::is_same_v<T, float>) return p.L <= 64 && p.R <= 64 && 3 * p.L * p.R < (p.L + p.R) * p.K;
+  return true;
+}
+
+// 128 bytes of each row a stage (16 contracted indices in double, 32 in float), 4 stages; tiles of
+// 64 x 64 (4 warps, tiles = 2), 128 x 128 (16 warps, tiles = 4: shape 12, for experiments) or
+// 32 x 32 (one warp, tiles = 1: shape 14, for experiments; 8 / 16 indices a stage).
+template <class T>
+void run_mma_rows(const ContractProblem<T>& p, int tiles) {
+  constexpr int V = 16 / sizeof(T), KC = 128 / sizeof(T);
   const bool vec = rows_vec(p);
-  if (big)
-    return vec ? launch_mma_rows<RowsConfig<4, 4, 16, 4, 2>>(p) : launch_mma_rows<RowsConfig<4, 4, 16, 4, 1>>(p);
-  vec ? launch_mma_rows<RowsConfig<2, 2, 16, 4, 2>>(p) : launch_mma_rows<RowsConfig<2, 2, 16, 4, 1>>(p);
+  if (tiles == 4)
+    return vec ? launch_mma_rows<RowsConfig<T, 4, 4, KC, 4, V>>(p) : launch_mma_rows<RowsConfig<T, 4, 4, KC, 4, 1>>(p);
+  if (tiles == 1)
+    return vec ? launch_mma_rows<RowsConfig<T, 1, 1, KC / 2, 4, V>>(p)
+               : launch_mma_rows<RowsConfig<T, 1, 1, KC / 2, 4, 1>>(p);
+  vec ? launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, V>>(p) : launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, 1>>(p);
 }
 
 // The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
@@ -1120,8 +1164,10 @@ void run_mma_rows(const ContractProblem<double>& p, bool big) {
 //      other devices, run 1 (0 before 9.0).
 //  12: double rows unit-stride along K (LayoutRight, mma_rows): one cell's 128 x 128 tile, 512
 //      threads, persistent (contract_mma_rows_kernel); 13: the same with 64 x 64 tiles, 128
-//      threads (the default for LayoutRight double with L, R > 32 on 9.0). 9.0 and newer
-//      (m16n8k4); elsewhere, and for operands it does not take, 1.
+//      threads (the default for LayoutRight double with L, R > 32 on 9.0); 14: the same with one
+//      warp's 32 x 32 tile. In float the same kernel runs the 3xTF32 tile (13: the default for
+//      LayoutRight float cells of 33-64 x 33-64 fields where 3 L R < (L + R) K, rows_default).
+//      9.0 and newer; elsewhere, and for operands it does not take, 1.
 // double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
 // against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
 // float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
@@ -1135,7 +1181,7 @@ void run_mma_rows(const ContractProblem<double>& p, bool big) {
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
 // its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 14;
+constexpr int kMmaShapes = 15;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -1148,9 +1194,7 @@ using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persisten
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
   if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
-  if constexpr (std::is_same_v<T, double>) {
-    if (shape >= 12 && mma_rows(p)) return run_mma_rows(p, shape == 12);
-  }
+  if (shape >= 12 && mma_rows(p)) return run_mma_rows(p, shape == 12 ? 4 : shape == 13 ? 2 : 1);
   if (shape >= 12) shape = 1;
   if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
   // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
@@ -1223,12 +1267,11 @@ void contract_mma_any(const ContractProblem<T>& p) {
       (p.cells_unit() || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
   int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
-  if constexpr (std::is_same_v<T, double>) {
-    // LayoutRight double on 9.0 and newer with L, R > 32: the rows kernel's 64 x 64 tiles. H100,
-    // session 29 (runs 1-4): 1.0-1.3x cuBLAS on the Q3 / Q4 cases but FieldFieldScalar Q3 (0.9x);
-    // on 27 x 27 cells (Q2) 1.3-2.6x slower than the copied kernel (1), whose 32 x 32 tiles fit them.
-    if (g_forced_shape.load(std::memory_order_relaxed) < 0 && contract_mma_rows(p)) shape = 13;
-  }
+  // LayoutRight on 9.0 and newer with L, R > 32 (in float, rows_default's cells): the rows kernel's
+  // 64 x 64 tiles. H100, session 29 (runs 1-4): in double 1.0-1.3x cuBLAS on the Q3 / Q4 cases
+  // but FieldFieldScalar Q3 (0.9x); on 27 x 27 cells (Q2) 1.3-2.6x slower than the copied kernel
+  // (1), whose 32 x 32 tiles fit them, and so were one-warp 32 x 32 tiles (14) in both types (run 9).
+  if (g_forced_shape.load(std::memory_order_relaxed) < 0 && rows_default(p, major)) shape = 13;
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   if (shape >= 8 && shape < 12 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
   if (shape >= 12 && major < 9) shape = 0;  // the rows kernel's m16n8k4 needs 9.0
@@ -1246,8 +1289,7 @@ bool contract_mma_k_rows(const ContractProblem<float>& p) {
   return device.cc_major == 9 && device.cc_minor == 0 && wgmma_k_rows(p);
 }
 bool contract_mma_rows(const ContractProblem<double>& p) {
-  if (cuda_device_count() <= 0) return false;
-  return cuda_device().cc_major >= 9 && mma_rows(p) && p.L > 32 && p.R > 32;
+  return cuda_device_count() > 0 && rows_default(p, cuda_device().cc_major);
 }
 void contract_mma_force_shape(int shape) {
   if (shape < -1 || shape >= kMmaShapes)

@@ -1159,8 +1159,8 @@ TEST(ContractDot, StridedPartialSums) {
 // (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
 // 16-byte loads; 9 at C = 20: its TMA copies, 3 stages in flight; 10: split K; 11 at C = 20: TMA
 // with 2 stages in flight) and whatever the default picks on this device.
-// Layout = LayoutRight runs the warpgroup kernel's row copies (shapes 8-11, and the default on 9.0)
-// and the copied kernel over K-contiguous rows (1).
+// Layout = LayoutRight runs the warpgroup kernel's row copies (shapes 8-11, and the default on 9.0),
+// the copied kernel over K-contiguous rows (1) and the rows kernel's 3xTF32 tiles (12-14).
 template <class Layout = grain::LayoutLeft>
 void mma_float_accuracy(std::size_t C, int shape) {
   constexpr std::size_t F = 125, K = 216;
@@ -1221,7 +1221,7 @@ TEST(ContractMma, FloatMatchesDoubleReference) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   for (int shape : {-1, 1, 8, 9, 10}) mma_float_accuracy(19, shape);
   for (int shape : {-1, 7, 8, 9, 10, 11}) mma_float_accuracy(20, shape);
-  for (int shape : {-1, 1, 9, 10, 11}) mma_float_accuracy<grain::LayoutRight>(19, shape);
+  for (int shape : {-1, 1, 9, 10, 11, 12, 13, 14}) mma_float_accuracy<grain::LayoutRight>(19, shape);
 }
 
 // Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
@@ -1325,15 +1325,16 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
   mma_every_shape<double, grain::LayoutRight, 200>(37);
 }
 
-// LayoutRight double at a Q4-sized cell (125 x 125, K = 216: 2 x 2 tiles of 64 a cell, the last
-// ones partial) as Auto and mma run it by default (the rows kernel on 9.0 and newer), over 300
-// cells (more tiles than a round of blocks: a block takes several items), written and then
-// accumulated into, against a double loop on the host.
-TEST(ContractMma, LayoutRightDoubleQ4Cells) {
-  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  constexpr std::size_t C = 300, F = 125, K = 216;
-  using HV = grain::View<double***, grain::LayoutRight, grain::HostSpace>;
-  using DV = grain::View<double***, grain::LayoutRight, grain::CudaSpace>;
+// LayoutRight cells as Auto and mma run them by default: double at a Q4-sized cell (125 x 125, K =
+// 216: 2 x 2 tiles of 64 a cell, the last ones partial) and float 64 x 64 cells with K = 192
+// (FieldFieldVector Q3's shape), both on the rows kernel on 9.0 and newer, over 300 cells (more
+// tiles than a round of blocks: a block takes several items), written and then accumulated into,
+// against a double loop on the host (every seventh cell: all 300 would take the host seconds).
+template <class T>
+void layout_right_cells(std::size_t F, std::size_t K) {
+  constexpr std::size_t C = 300;
+  using HV = grain::View<T***, grain::LayoutRight, grain::HostSpace>;
+  using DV = grain::View<T***, grain::LayoutRight, grain::CudaSpace>;
   HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
   grain::test::fill_random(hl, 4101);
   grain::test::fill_random(hr, 4102);
@@ -1343,26 +1344,36 @@ TEST(ContractMma, LayoutRightDoubleQ4Cells) {
   for (ContractAlgorithm a : {ContractAlgorithm::Auto, ContractAlgorithm::Mma}) {
     grain::ContractOptions opt;
     opt.algorithm = a;
-    grain::deep_copy(dout, std::numeric_limits<double>::quiet_NaN());
+    grain::deep_copy(dout, std::numeric_limits<T>::quiet_NaN());
     grain::contract_field_field_scalar(dout, dl, dr, opt);
     opt.sum_into = true;  // out = 2 * result
     grain::contract_field_field_scalar(dout, dl, dr, opt);
     grain::deep_copy(ho, dout);
     std::size_t bad = 0;
-    for (std::size_t c = 0; c < C; c += 7)  // every seventh cell: all 300 would take the host seconds
+    for (std::size_t c = 0; c < C; c += 7)
       for (std::size_t l = 0; l < F; ++l)
         for (std::size_t r = 0; r < F; ++r) {
           double ref = 0, mag = 0;
           for (std::size_t k = 0; k < K; ++k) {
-            ref += hl(c, l, k) * hr(c, r, k);
-            mag += std::abs(hl(c, l, k) * hr(c, r, k));
+            const double x = double(hl(c, l, k)) * double(hr(c, r, k));
+            ref += x;
+            mag += std::abs(x);
           }
-          if (!(std::abs(ho(c, l, r) - 2 * ref) <= 2 * tol_for<double>(K, mag)) && bad++ < 5)
+          if (!(std::abs(double(ho(c, l, r)) - 2 * ref) <= 2 * tol_for<T>(K, mag)) && bad++ < 5)
             ADD_FAILURE() << grain::contract_algorithm_name(a) << ": out(" << c << "," << l << "," << r
                           << ") = " << ho(c, l, r) << ", expected " << 2 * ref;
         }
-    EXPECT_EQ(bad, 0u) << grain::contract_algorithm_name(a);
+    EXPECT_EQ(bad, 0u) << grain::contract_algorithm_name(a) << ", " << sizeof(T) * 8 << "-bit, " << F << " x " << F
+                       << ", K = " << K;
   }
+}
+TEST(ContractMma, LayoutRightDoubleQ4Cells) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  layout_right_cells<double>(125, 216);
+}
+TEST(ContractMma, LayoutRightFloatQ3Cells) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  layout_right_cells<float>(64, 192);
 }
 #endif
 
