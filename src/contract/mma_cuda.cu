@@ -1,8 +1,9 @@
 // Algorithm::Mma — FieldField on the GPU's tensor cores, for cells-fastest operands (LayoutLeft
-// left, right and out). CUDA builds only. LayoutRight operands (rows unit-stride along K) run
-// the same kernels over their strides: float on 9.0 through the warpgroup kernel's TMA row
-// copies where they apply (wgmma_k_rows), otherwise the copied kernel (correct, not fast: its
-// runs are single elements there; Auto takes blas).
+// left, right and out). CUDA builds only. LayoutRight operands (rows unit-stride along K): on
+// 9.0 and newer the rows kernel (below: a cell's 64 x 64 tile over copies along K) in double for
+// L, R > 32 and in float for the cells rows_default names, float's warpgroup kernel through its
+// TMA row copies where they apply (wgmma_k_rows), otherwise the copied kernel over their strides
+// (correct, not fast: its runs are single elements there; Auto takes blas).
 //   double: the FP64 tensor cores (DMMA: mma.sync m16n8k4 on compute capability 9.0, which runs at
 //           twice the rate of the m8n8k4 that 8.x has: 66 against 33 TFLOP/s on an H100), exact
 //           double arithmetic;
@@ -694,12 +695,19 @@ struct PackedTile {
   }
 };
 
-template <class T>
+// A 16-byte copy (zero-filled unless in) asking the L2 for the PF-byte block around it (128, or
+// 256 for the rows kernel: the next stage's part of each row as well).
+template <int PF = 128, class T>
 __device__ __forceinline__ void cp_async16(void* dst, const T* src, bool in) {
+  static_assert(PF == 128 || PF == 256, "cp_async16: prefetch size 128 or 256");
 #ifdef GRAIN_MMA_DEVICE
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
-               : "memory");
+  if constexpr (PF == 256)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
+                 : "memory");
 #else
   (void)dst, (void)src, (void)in;
   __trap();
@@ -923,19 +931,6 @@ __device__ __forceinline__ void tile_rows8(const Tf32x3Tile& t, int q, float* sc
         make_float2(t.acc[i][j][2 * h], t.acc[i][j][2 * h + 1]);
 }
 
-// cp_async16 with the L2 asked for the 256-byte block around the copy.
-template <class T>
-__device__ __forceinline__ void cp_async16_l2_256(void* dst, const T* src, bool in) {
-#ifdef GRAIN_MMA_DEVICE
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(in ? 16 : 0)
-               : "memory");
-#else
-  (void)dst, (void)src, (void)in;
-  __trap();
-#endif
-}
-
 template <class P>
 __global__ void __launch_bounds__(P::threads, 1)
     contract_mma_rows_kernel(const ContractProblem<typename P::Elem> p, const int tiles_l, const int tiles_r,
@@ -996,7 +991,7 @@ __global__ void __launch_bounds__(P::threads, 1)
     for (int j = 0; j < P::J; ++j) {
       const bool in = k_ok && src[j] != nullptr;
       if constexpr (P::VEC * P::E == 16)
-        cp_async16_l2_256(s + j * P::row_step * rs, in ? src[j] + k : p.a, in);
+        cp_async16<256>(s + j * P::row_step * rs, in ? src[j] + k : p.a, in);
       else
         cp_async<128>(s + j * P::row_step * rs, in ? src[j] + k : p.a, in ? P::E : 0);
     }
