@@ -1317,12 +1317,14 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
   mma_every_shape<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, shape 1
   mma_every_shape<float, grain::LayoutRight, 13>(44);
   mma_every_shape<double, grain::LayoutRight, 12>(37);
-  // The double rows kernel (shapes 12, 13, and the default on 9.0): K = 39, and an unaligned left
-  // base, take 8-byte copies; K = 600 over 37 cells splits K in two (blocks adding into the
-  // zeroed output; not when accumulating, which the same loop also runs).
+  // The rows kernel (shapes 12-14, and the double default on 9.0): K = 39, and an unaligned left
+  // base, take 8-byte (float: 4-byte) copies; K = 600 over 37 cells splits K in two where a tile
+  // has 32 stages or more (double: shapes 12-14, float: 14), blocks adding into the zeroed output
+  // (not when accumulating, which the same loop also runs).
   mma_every_shape<double, grain::LayoutRight, 13>(37);
   mma_every_shape<double, grain::LayoutRight, 12>(37, 1);
   mma_every_shape<double, grain::LayoutRight, 200>(37);
+  mma_every_shape<float, grain::LayoutRight, 200>(37);
 }
 
 // LayoutRight cells as Auto and mma run them by default: double at a Q4-sized cell (125 x 125, K =
