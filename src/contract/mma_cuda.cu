@@ -871,10 +871,11 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
   return p.cells_packed(16 / sizeof(T));
 }
 
-// ---- LayoutRight double: rows unit-stride along K ---------------------------------------------
+// ---- LayoutRight: rows unit-stride along K ----------------------------------------------------
 //
 // In LayoutRight a cell's left (L x K) and right (R x K) operands are row-major GEMM operands, so a
-// block takes one cell's TL x TR output tile (a warp per 32 x 32 part, DmmaTile as above) and
+// block takes one cell's TL x TR output tile (a warp per 32 x 32 part: DmmaTile in double,
+// Tf32x3Tile in float, as above) and
 // stages KC contracted indices of its TL left and TR right rows per stage: a copy takes VEC
 // neighbouring k of one row (16 bytes where every row starts on 16 bytes: rows_vec), so the
 // loads are runs of the rows, where the copied kernel above reads single elements a cell apart.
@@ -882,13 +883,13 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //     split), with the staging cursor NS - 1 stages ahead across items, so the loads do not stop
 //     at a tile's end;
 //   * results: eight rows of a warp's part at a time through its own scratch, then each row
-//     leaves as one warp store of 32 neighbouring fields (the fragments' own stores, 8-byte
-//     pieces of 8 rows, took FieldFieldScalar Q4 from 0.55 to 0.71 ms);
+//     leaves as one warp store of 32 neighbouring fields (with the fragments' own stores, 8-byte
+//     pieces of 8 rows, FieldFieldScalar Q4 double took 0.71 ms instead of 0.55);
 //   * copies ask the L2 for the 256-byte block around them (the next stage's part of each row).
-// H100, session 29 (docs/performance.md, runs 1-4): 64 x 64 tiles of 4 warps (2 blocks an SM)
-// were 5-20% faster than 128 x 128 tiles of 16 warps (the registers allow one such block an SM)
-// on the six Q3 / Q4 cases; 2, 3 and 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the
-// 128-byte L2 fetch were level or slower.
+// H100, session 29 (docs/performance.md, runs 1-4, double): 64 x 64 tiles of 4 warps (2 blocks an
+// SM) were 3-5% faster at Q4 than 128 x 128 tiles of 16 warps (the registers allow one such block
+// an SM); 2, 3 and 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the 128-byte L2 fetch
+// were level or slower.
 template <class T, int WL_, int WR_, int KC_, int NS_, int VEC_>
 struct RowsConfig {
   using Elem = T;
