@@ -108,15 +108,27 @@ constexpr int out_cell() {
   return -1;
 }
 
+// The row stride (elements) of a stage laid out [row][k] with KC contracted indices: a warp's
+// fragment loads (rows lane/4, index lane%4; float: lanes read rows 0-7 x k 0-3 of 4-byte words,
+// double: lanes 0-15 rows 0-3 x k 0-3 of 8-byte words) fall in distinct banks with a stride of
+// 12 words (float) or of 4 or 12 doubles (mod 16); mma_fragments_ok checks it.
+template <int E>
+constexpr int mma_row_stride(int KC) {
+  return E == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
+}
+template <int E>
+constexpr bool mma_fragments_ok(int rs) {
+  int off[32] = {};
+  for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
+  return conflict_free<E>(off);
+}
+
 // The pipeline's shape: KC contracted indices per stage, NS stages in shared memory.
 template <class T, class B, int KC, int NS>
 struct MmaShape {
   static constexpr int E = static_cast<int>(sizeof(T));
   static_assert(KC % (E == 8 ? 4 : 8) == 0 && B::threads % (B::G * KC) == 0 && NS >= 2, "bad mma pipeline shape");
-  // Fragment loads, in 4-byte words: a warp reads rows 0-7 x k 0-3 (float; double: lanes 0-15
-  // read rows 0-3 x k 0-3 of 8-byte words). A row stride of 12 words (float) or of 4 or 12 doubles
-  // (mod 16) puts them in distinct banks (checked below).
-  static constexpr int rs = E == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
+  static constexpr int rs = mma_row_stride<E>(KC);  // fragment loads conflict-free
   static constexpr int row_step = B::threads / (B::G * KC);  // staging rows s_row + row_step j
   static_assert(B::TL % row_step == 0 && B::TR % row_step == 0, "bad mma staging shape");
   static constexpr int Ja = B::TL / row_step, Jb = B::TR / row_step;
@@ -132,12 +144,7 @@ struct MmaShape {
   static constexpr int smem_elems = NS * stage > B::warps * oc ? NS * stage : B::warps * oc;
   static constexpr int smem_bytes = smem_elems * E;
   static_assert(smem_bytes <= 227 * 1024, "mma configuration needs more shared memory than a block gets");
-  static constexpr bool fragments_ok() {
-    int off[32] = {};
-    for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
-    return conflict_free<E>(off);
-  }
-  static_assert(fragments_ok(), "fragment loads would conflict");
+  static_assert(mma_fragments_ok<E>(rs), "fragment loads would conflict");
 };
 
 // cp.async and the DMMA / TF32 MMAs exist from compute capability 8.0; the host refuses older
@@ -897,8 +904,7 @@ struct RowsConfig {
   static constexpr int E = static_cast<int>(sizeof(T));
   static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_, VEC = VEC_;
   static constexpr int TL = kTile * WL, TR = kTile * WR, warps = WL * WR, threads = 32 * warps;
-  // MmaShape's row strides: fragment loads conflict-free (checked below), rows 16-byte aligned.
-  static constexpr int rs = E == 8 ? (KC % 8 == 4 ? KC : KC + 4) : (KC % 32 == 8 ? KC + 4 : KC + 12);
+  static constexpr int rs = mma_row_stride<E>(KC);  // MmaShape's
   static constexpr int row_units = KC / VEC, row_step = threads / row_units;
   static_assert(KC % (E == 8 ? 4 : 8) == 0 && KC % VEC == 0 && VEC * E <= 16 && (rs * E) % 16 == 0 &&
                     threads % row_units == 0 && (TL + TR) % row_step == 0 && NS >= 2,
@@ -908,12 +914,7 @@ struct RowsConfig {
   static constexpr int scratch = 8 * kOutRow;      // a warp's result rows, elements
   static constexpr int smem_bytes = (NS * stage + warps * scratch) * E;
   static_assert(smem_bytes <= 227 * 1024, "rows mma configuration needs more shared memory than a block gets");
-  static constexpr bool fragments_ok() {
-    int off[32] = {};
-    for (int i = 0; i < 32; ++i) off[i] = (i >> 2) * rs + (i & 3);
-    return conflict_free<E>(off);
-  }
-  static_assert(fragments_ok(), "rows mma fragment loads would conflict");
+  static_assert(mma_fragments_ok<E>(rs), "rows mma fragment loads would conflict");
 };
 
 // Rows 8 q .. 8 q + 7 of a warp's 32 x 32 tile into scr (row stride kOutRow): this lane's two
@@ -1069,8 +1070,7 @@ bool rows_vec(const ContractProblem<T>& p) {
 // against 9 halves) 0.47 ms whole, 0.52 split.
 template <class T>
 int rows_splits(const ContractProblem<T>& p, index_type items, index_type slots, int kc) {
-  const bool dense = p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R;
-  if (p.sum_into || !dense) return 1;
+  if (p.sum_into || !p.out_dense()) return 1;
   return 2 * items <= slots && (p.K + kc - 1) / kc >= 32 ? 2 : 1;
 }
 
@@ -1101,7 +1101,7 @@ void launch_mma_rows(const ContractProblem<typename P::Elem>& p) {
   cuda_check_launch("algorithm 'mma': contract_mma_rows_kernel");
 }
 
-// Whether the rows kernel applies: double operands whose rows are unit-stride along one level of K
+// Whether the rows kernel applies: operands whose rows are unit-stride along one level of K
 // (LayoutRight); cells unit-stride (LayoutLeft) take the cells-fastest kernels above.
 template <class T>
 bool mma_rows(const ContractProblem<T>& p) {
@@ -1158,7 +1158,7 @@ void run_mma_rows(const ContractProblem<T>& p, int tiles) {
 //      the grid's last round); 11: 9 with 2 TMA stages in flight whatever K (9 keeps 3 in flight
 //      where a block runs at most 32 stages). Compute capability 9.0 only (sm_90a); double, and
 //      other devices, run 1 (0 before 9.0).
-//  12: double rows unit-stride along K (LayoutRight, mma_rows): one cell's 128 x 128 tile, 512
+//  12: rows unit-stride along K (LayoutRight, mma_rows): one cell's 128 x 128 tile, 512
 //      threads, persistent (contract_mma_rows_kernel); 13: the same with 64 x 64 tiles, 128
 //      threads (the default for LayoutRight double with L, R > 32 on 9.0); 14: the same with one
 //      warp's 32 x 32 tile. In float the same kernel runs the 3xTF32 tile (13: the default for

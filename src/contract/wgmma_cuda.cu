@@ -540,9 +540,7 @@ void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_v
 // of half the length) 0.82 -> 0.76 ms; FieldFieldTensor Q3 (455 tiles, 72 stages: 4 rounds
 // against 3.5) lost, 0.49 -> 0.575, to the zeroing, the atomic adds and the second result pass.
 int wgmma_splits(const ContractProblem<float>& p, bool force) {
-  const bool dense = (p.o_c == 1 && p.o_l == p.C && p.o_r == p.C * p.L) ||  // LayoutLeft
-                     (p.o_r == 1 && p.o_l == p.R && p.o_c == p.L * p.R);    // LayoutRight
-  if (p.sum_into || !dense) return 1;
+  if (p.sum_into || !p.out_dense()) return 1;
   if (force) return 2;
   const index_type sms = cuda_device().sm_count > 0 ? cuda_device().sm_count : 1;
   const index_type chunks = (p.K + kKC - 1) / kKC;

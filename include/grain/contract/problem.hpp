@@ -118,6 +118,11 @@ struct ContractProblem {
     T* o = out_at(c, l, r);
     *o = sum_into ? *o + v : v;
   }
+  // The output is dense, C x L x R elements back to back in LayoutLeft or LayoutRight order (mma's
+  // K splits zero it with one memset and add into it).
+  GRAIN_INLINE_FUNCTION bool out_dense() const {
+    return (o_c == 1 && o_l == C && o_r == C * L) || (o_r == 1 && o_l == R && o_c == L * R);
+  }
   // Cells unit-stride in both inputs (LayoutLeft; with C = 1 whatever the layout says).
   GRAIN_INLINE_FUNCTION bool cells_unit() const { return a_c == 1 && b_c == 1; }
   // Cells are the unit-stride index of both inputs (LayoutLeft): threads should take consecutive c.

@@ -103,8 +103,9 @@ std::string contract_not_applicable(const ContractProblem<T>& p, ContractAlgorit
       if (e != ContractExec::Cuda) return "mma (tensor cores) runs on the GPU only: pass CudaSpace Views";
       // LayoutLeft (cells unit-stride), or LayoutRight: rows unit-stride along K, the output's
       // fields unit-stride (float on compute capability 9.0 with K a multiple of 4 takes the
-      // warpgroup kernel's row copies, double on 9.0 and newer with L, R > 32 the rows kernel's
-      // copies along K; the rest the per-element copies of its other kernels).
+      // warpgroup kernel's row copies; on 9.0 and newer, double with L, R > 32 and some float
+      // cells the rows kernel's copies along K; the rest the per-element copies of its other
+      // kernels).
       if (!(p.cells_unit() && (p.o_c == 1 || p.C <= 1)) && !p.rows_along_k())
         return "mma needs LayoutLeft left, right and out (cells unit-stride) or LayoutRight ones (rows "
                "unit-stride along the contracted indices)";
