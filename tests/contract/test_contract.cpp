@@ -747,9 +747,10 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
   EXPECT_EQ(host_k_chunk(1944, (128 + 125) * 8), 122);  // Q4 double: 16 chunks (15 of 122, one of 114)
   EXPECT_EQ(host_k_chunk(1944, (128 + 125) * 4), 243);  // Q4 float: 8 chunks
   EXPECT_EQ(host_k_chunk(7, 1 << 30), 7);               // a chunk's row beyond the budget: no chunks
-  // The rule: wide panels only with AVX-512, off AMD's CPUs, beyond two narrow vectors of fields.
+  // The rule: wide panels only with AVX-512, off CPUs that split a 512-bit FMA in halves (AMD's
+  // before Zen 5), beyond two narrow vectors of fields.
 #if defined(__AVX512F__)
-  const bool avx512 = !grain::impl::host_cpu_is_amd();
+  const bool avx512 = !grain::impl::host_avx512_halves();
 #else
   const bool avx512 = false;
 #endif
@@ -830,13 +831,15 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   check_cell_vectors<float, 4, 4, 64>(g, runs);
   check_cell_vectors<double, 4, 4, 64>(g, runs);
   EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3 * 2);
-  // host_cell_groups: packed chunks within 1 MiB, at most 16 groups, at least 8 teams a thread.
+  // host_cell_groups: packed chunks within 4 MiB, at most 16 groups, at least 4 teams a thread.
   using grain::impl::host_cell_groups;
   EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 16);  // FieldFieldScalar Q1 float: 8 KiB a group
-  EXPECT_EQ(host_cell_groups(524288, 16, 96 << 10, 2), 10);          // Q2 float: 96 KiB a group
-  EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 2);
-  EXPECT_EQ(host_cell_groups(524288, 16, 1025 << 10, 2), 1);
-  EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 4);          // 16 groups, 2 threads: 8 teams each
+  EXPECT_EQ(host_cell_groups(524288, 16, 384 << 10, 2), 10);         // 384 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 8);          // Q3 float: 512 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 2049 << 10, 2), 1);
+  EXPECT_EQ(host_cell_groups(910, 16, 512 << 10, 2), 7);             // FieldFieldTensor Q3 float: 57 groups
+  EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 8);          // 64 groups, 2 threads: 4 teams each
+  EXPECT_EQ(host_cell_groups(16 * 16 * 4 - 1, 16, 1024, 2), 7);
   EXPECT_EQ(host_cell_groups(16, 16, 1024, 2), 1);
 }
 

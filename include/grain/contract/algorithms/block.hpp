@@ -579,6 +579,14 @@ struct ContractBlockHostDotKernel {
 #endif
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
+// How many indices ahead ContractBlockHostCellVecKernel's packing prefetches its lines. Session 30,
+// the 2-core EPYC (Zen 5), LayoutLeft float, 2 threads, one build, alternating runs of the kernel
+// alone (docs/variants-s30/ll-driver.cpp): FieldFieldScalar Q3, 4 groups a team, none 26.1-26.3
+// ms, 4 indices 20.2-20.5; 2 groups, 2 / 4 / 8 indices 35.4 / 32.1-33.2 / 32.2; FieldFieldTensor
+// Q3 (3 groups), 4 / 8 / 16 / 32 indices 27.3-27.5 / 27.9-28.1 / 28.7-28.8 / 29.6-29.7. Into L2
+// (prefetcht1; prefetcht2 was level): into L1 was 18% slower.
+inline constexpr index_type kHostCellPrefetchK = 4;
+
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
 // level): W neighbouring cells per vector, one team (one thread) per group of W cells. K runs in
 // chunks of kc (a packed panel of MR left rows within kHostCellPanelBytes). Per chunk the team
@@ -625,26 +633,13 @@ struct ContractBlockHostCellVecKernel {
     return reinterpret_cast<T*>((u + 63) / 64 * 64);
   }
 
-  // Rows 0 .. n - 1 of an operand (the group's W cells from base; rows rs, indices ks apart),
-  // indices k0 .. k0 + kn - 1, into panels of B rows: panel q's index k is dst[((q kn + k) B + i) W],
-  // rows past n zero. Every load is one line of the operand; each is read once per chunk here
-  // instead of once per block of the other operand's rows.
-  template <int B>
-  static void pack(const T* base, index_type n, index_type rs, index_type ks, index_type k0, index_type kn, T* dst) {
-    for (index_type r0 = 0; r0 < n; r0 += B) {
-      T* d = dst + r0 * kn * W;
-      const int m = static_cast<int>(n - r0 < B ? n - r0 : B);
-      const T* s = base + r0 * rs + k0 * ks;
-      for (index_type k = 0; k < kn; ++k, s += ks, d += B * W) {
-        GRAIN_HOST_UNROLL
-        for (int i = 0; i < B; ++i) HV::store(d + i * W, i < m ? HV::load(s + i * rs) : V{});
-      }
-    }
-  }
-
-  // pack() for `g` groups side by side (group q's cells q W on from base, its panels q `stride`
-  // elements on from dst): each row's g lines are read one after another, one run of g W cells,
-  // which the hardware's prefetchers follow where single lines C elements apart defeat them.
+  // Rows 0 .. n - 1 of an operand for `g` groups of cells side by side (group q's W cells q W on
+  // from base; rows rs, indices ks apart), indices k0 .. k0 + kn - 1, into panels of B rows: group
+  // q's panel j has its index k at dst[q stride + ((j kn + k) B + i) W], rows past n zero. Every
+  // load is one line of the operand, read once per chunk here instead of once per block of the
+  // other operand's rows; each row's g lines are read one after another, a run of g W cells. The
+  // lines kHostCellPrefetchK indices ahead are prefetched into L2 (their runs are too short for
+  // the hardware's prefetchers).
   template <int B>
   static void pack_groups(const T* base, index_type n, index_type rs, index_type ks, index_type k0, index_type kn,
                           T* dst, index_type g, index_type stride) {
@@ -653,6 +648,10 @@ struct ContractBlockHostCellVecKernel {
       const int m = static_cast<int>(n - r0 < B ? n - r0 : B);
       const T* s = base + r0 * rs + k0 * ks;
       for (index_type k = 0; k < kn; ++k, s += ks, d += B * W) {
+        if (k + kHostCellPrefetchK < kn) {
+          for (int i = 0; i < m; ++i)
+            for (index_type q = 0; q < g; ++q) __builtin_prefetch(s + kHostCellPrefetchK * ks + i * rs + q * W, 0, 2);
+        }
         for (int i = 0; i < B; ++i) {
           if (i < m) {
             for (index_type q = 0; q < g; ++q) HV::store(d + q * stride + i * W, HV::load(s + i * rs + q * W));
@@ -666,8 +665,10 @@ struct ContractBlockHostCellVecKernel {
 
   // Outputs (c0 + w, l + i, r + j), i < m, j < n, at o[i * ol + j * orr] + w, from the packed panels
   // ap (MR rows) and bp (NR rows) of kn indices; add: to what is there.
-  GRAIN_FORCEINLINE void block(const T* ap, const T* bp, index_type kn, T* o, index_type ol, index_type orr, int m,
-                               int n, bool add) const {
+  // Not inlined: inlined into the team's loops, GCC 12 spilled x and y to the stack every index
+  // (session 30); on its own it keeps the MR x NR + MR + NR vectors in registers.
+  __attribute__((noinline)) void block(const T* ap, const T* bp, index_type kn, T* o, index_type ol,
+                                       index_type orr, int m, int n, bool add) const {
     V acc[MR][NR];
     GRAIN_HOST_UNROLL
     for (int i = 0; i < MR; ++i) {
@@ -677,9 +678,9 @@ struct ContractBlockHostCellVecKernel {
     for (index_type k = 0; k < kn; ++k, ap += MR * W, bp += NR * W) {
       V x[MR], y[NR];
       GRAIN_HOST_UNROLL
-      for (int i = 0; i < MR; ++i) x[i] = HV::load(ap + i * W);
+      for (int i = 0; i < MR; ++i) x[i] = HV::load(ap + i * W), HV::pin(x[i]);
       GRAIN_HOST_UNROLL
-      for (int j = 0; j < NR; ++j) y[j] = HV::load(bp + j * W);
+      for (int j = 0; j < NR; ++j) y[j] = HV::load(bp + j * W), HV::pin(y[j]);
       GRAIN_HOST_UNROLL
       for (int i = 0; i < MR; ++i) {
         GRAIN_HOST_UNROLL
@@ -700,8 +701,8 @@ struct ContractBlockHostCellVecKernel {
   void group(index_type c0, T* o, index_type ol, index_type orr, bool sum_into, T* ap, T* bp) const {
     for (index_type k0 = 0; k0 < p.K; k0 += kc) {
       const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
-      pack<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap);
-      pack<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp);
+      pack_groups<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap, 1, 0);
+      pack_groups<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp, 1, 0);
       blocks(ap, bp, kn, o, ol, orr, k0 > 0 || sum_into);
     }
   }
@@ -772,8 +773,16 @@ struct ContractBlockHostCellVecKernel {
 inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 
 // Groups of W cells a team of ContractBlockHostCellVecKernel packs together: as many as keep the
-// packed chunks (`group_bytes` a group) within 1 MiB, at most 16, at least 8 teams a thread.
-// Session 23, this 2-core Xeon, 2 threads, 128 MiB, two alternating rounds each (docs/performance.md):
+// packed chunks (`group_bytes` a group) within 4 MiB, at most 16, at least 4 teams a thread.
+// Session 30, the 2-core EPYC (Zen 5), LayoutLeft FieldField Q2-Q4, 2 threads, the kernel alone,
+// two alternating rounds (docs/performance.md): against 1 MiB and 8 teams a thread, Q3 1.2-1.4x
+// faster (FieldFieldScalar Q3 float 24.8-25.1 -> 22.2-22.4 ms, 2 -> 8 groups; FieldFieldTensor Q3
+// 33.5-34.6 -> 24.0, 1 -> 7 groups), Q2 level or faster (FieldFieldTensor Q2 17.7-18.2 ->
+// 15.6-16.0), Q4 level (36-41 ms) but FieldFieldVector Q4 float / double (3 groups, 9 teams on 2
+// threads) 37.9-38.2 / 36.9-37.7 -> 40.0-40.8 / 38.9-39.6; 2 MiB and 4 teams lost at Q4 (FieldField
+// Scalar / Vector Q4 44-47 ms). The packed data of a team's later groups waits in L3 (1 MiB of L2
+// a core here); the longer runs read faster.
+// Session 23, the 2-core Xeon, 2 threads, 128 MiB, two alternating rounds each (docs/performance.md):
 // against one group a team, FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1
 // double 46.7-48.4 -> 21.4-24.5 ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8. Against a
 // 256 KiB budget (2 groups at Q2, 1 at Q3), 1 MiB took Q2-Q3 10-25% faster (10 and 2 groups),
@@ -781,9 +790,9 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 // team read each operand row as single lines C elements apart, 2 L K + L R streams, more than the
 // hardware's prefetchers follow.
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
-  index_type g = (index_type(1024) << 10) / (group_bytes > 0 ? group_bytes : 1);
+  index_type g = (index_type(4096) << 10) / (group_bytes > 0 ? group_bytes : 1);
   g = g < 16 ? g : 16;
-  const index_type most = C / (W * 8 * (threads > 1 ? threads : 1));
+  const index_type most = C / (W * 4 * (threads > 1 ? threads : 1));
   g = g < most ? g : most;
   return g > 1 ? g : 1;
 }

@@ -30,6 +30,14 @@ inline constexpr int kHostVectorBytes = 32;
 #else
 inline constexpr int kHostVectorBytes = 16;
 #endif
+// The widest vector register the build may use, in bytes (HostVector::pin).
+#if defined(__AVX512F__)
+inline constexpr int kHostRegisterBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kHostRegisterBytes = 32;
+#else
+inline constexpr int kHostRegisterBytes = 16;
+#endif
 
 // Whether `block`'s CPU FieldField kernel (ContractBlockHostGemmKernel) prefetches a thread's
 // next cell's operands, by the length of their rows in bytes. AMD EPYC, 2 threads, 128 MiB
@@ -63,6 +71,27 @@ inline bool host_cpu_is_amd() {
     return std::strcmp(v, "AuthenticAMD") == 0;
   }();
   return amd;
+#else
+  return false;
+#endif
+}
+
+// Whether the host CPU runs a 512-bit FMA as two 256-bit halves: AMD's CPUs before Zen 5, x86
+// CPUID family below 0x1A (Zen 4 is 0x19), where 512-bit vectors give no more FMAs a cycle than
+// 256-bit ones. Zen 5 (family 0x1A) has whole 512-bit pipes: on the 2-core EPYC of session 30
+// (docs/performance.md) one thread ran 512-bit FMAs at 269 GFLOP/s in float and 256-bit ones at
+// 135. Zen 5's mobile parts (also family 0x1A) are said to split them again; not measured, and
+// taken as whole here.
+inline bool host_avx512_halves() {
+#ifdef GRAIN_HOST_CPUID
+  static const bool halves = [] {
+    if (!host_cpu_is_amd()) return false;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return true;
+    const unsigned base = (a >> 8) & 0xf, family = base == 0xf ? base + ((a >> 20) & 0xff) : base;
+    return family < 0x1a;
+  }();
+  return halves;
 #else
   return false;
 #endif
@@ -180,6 +209,21 @@ struct HostVector {
     return v;
   }
   static void store(T* p, const V& v) { std::memcpy(p, &v, sizeof(V)); }
+  // Pins v to a register at this point: the compiler may neither fold the load that made it into
+  // each of its uses nor load it again (GCC 12 re-loaded every operand of a register block's
+  // FMAs from memory, two loads per FMA, half the FMA rate: docs/performance.md, session 30).
+  // Only vectors that fit one of the build's registers (kHostRegisterBytes): GCC splits wider
+  // ones, which no register constraint names.
+  static GRAIN_FORCEINLINE void pin(V& v) {
+    if constexpr (sizeof(V) <= kHostRegisterBytes) {
+#if defined(__x86_64__)
+      asm("" : "+v"(v));
+#elif defined(__aarch64__)
+      asm("" : "+w"(v));
+#endif
+    }
+    (void)v;
+  }
   // x[j][k] -> x[k][j]: log2(W) rounds, each pairing vector i with vector i + W/2 (the
   // perfect-shuffle transpose); 2 W log2(W) shuffles.
   static void transpose(V (&x)[W]) {
@@ -314,7 +358,7 @@ bool host_cell_vectors(const Problem& p, std::int64_t W) {
 // (-mprefer-vector-width=512), which lost 2-4x at Q1 float, whose 8 fields fill half a vector.
 inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__)
-  return R > 2 * (kHostVectorBytes / static_cast<std::int64_t>(elem)) && !host_cpu_is_amd();
+  return R > 2 * (kHostVectorBytes / static_cast<std::int64_t>(elem)) && !host_avx512_halves();
 #else
   (void)elem, (void)R;
   return false;
