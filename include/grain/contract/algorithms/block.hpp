@@ -580,11 +580,12 @@ struct ContractBlockHostDotKernel {
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // How many indices ahead ContractBlockHostCellVecKernel's packing prefetches its lines. Session 30,
-// the 2-core EPYC (Zen 5), LayoutLeft float, 2 threads, one build, alternating runs of the kernel
-// alone (docs/variants-s30/ll-driver.cpp): FieldFieldScalar Q3, 4 groups a team, none 26.1-26.3
-// ms, 4 indices 20.2-20.5; 2 groups, 2 / 4 / 8 indices 35.4 / 32.1-33.2 / 32.2; FieldFieldTensor
-// Q3 (3 groups), 4 / 8 / 16 / 32 indices 27.3-27.5 / 27.9-28.1 / 28.7-28.8 / 29.6-29.7. Into L2
-// (prefetcht1; prefetcht2 was level): into L1 was 18% slower.
+// the 2-core EPYC (Zen 5), LayoutLeft float, 2 threads, alternating runs of the kernel alone
+// (docs/variants-s30/ll-driver.cpp): FieldFieldScalar Q3, 4 groups a team, none 26.1-26.3 ms, 4
+// indices 20.2-20.5; FieldFieldTensor Q3 (3 groups), 4 / 8 / 16 / 32 indices 27.3-27.5 /
+// 27.9-28.1 / 28.7-28.8 / 29.6-29.7. With the register block still inlined (2 groups): 2 / 4 / 8
+// indices 35.4 / 32.1-33.2 / 32.2 ms, into L1 (prefetcht0) 18% slower than into L2 (prefetcht1),
+// prefetcht2 level with prefetcht1. Level at Q1.
 inline constexpr index_type kHostCellPrefetchK = 4;
 
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
@@ -778,10 +779,12 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 // two alternating rounds (docs/performance.md): against 1 MiB and 8 teams a thread, Q3 1.2-1.4x
 // faster (FieldFieldScalar Q3 float 24.8-25.1 -> 22.2-22.4 ms, 2 -> 8 groups; FieldFieldTensor Q3
 // 33.5-34.6 -> 24.0, 1 -> 7 groups), Q2 level or faster (FieldFieldTensor Q2 17.7-18.2 ->
-// 15.6-16.0), Q4 level (36-41 ms) but FieldFieldVector Q4 float / double (3 groups, 9 teams on 2
-// threads) 37.9-38.2 / 36.9-37.7 -> 40.0-40.8 / 38.9-39.6; 2 MiB and 4 teams lost at Q4 (FieldField
+// 15.6-16.0), Q4 level (36-41 ms; FieldFieldVector Q4 now takes 3 groups, 9 teams on 2 threads,
+// level with one group a team over three later rounds); 2 MiB and 4 teams lost at Q4 (FieldField
 // Scalar / Vector Q4 44-47 ms). The packed data of a team's later groups waits in L3 (1 MiB of L2
-// a core here); the longer runs read faster.
+// a core here); the longer runs read faster. On the H100 machine's Xeon (2 MiB of L2 a core,
+// memory-bound at 22-28 GB/s) the session's changes were within that machine's noise or up to
+// about 10% slower (session 30, runs 3-4).
 // Session 23, the 2-core Xeon, 2 threads, 128 MiB, two alternating rounds each (docs/performance.md):
 // against one group a team, FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1
 // double 46.7-48.4 -> 21.4-24.5 ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8. Against a
