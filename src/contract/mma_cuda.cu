@@ -535,12 +535,16 @@ void launch_mma(const ContractProblem<T>& p, int cluster) {
 //
 // Persistent: a block per SM takes item after item (item = a cell group x an output tile),
 // staging the next item's first chunks while it multiplies, writes and stores the current one, so
-// the loads never stop; the results then need their own shared memory beside the stages.
-template <class T, int WL_, int WR_, int KC_, int NS_, bool Persistent_ = false>
+// the loads never stop; the results then need their own shared memory beside the stages. With
+// Passes > 1 they leave in that many passes of TL / Passes rows, each through the same smaller
+// buffer, which leaves room for more stages.
+template <class T, int WL_, int WR_, int KC_, int NS_, bool Persistent_ = false, int Passes_ = 1>
 struct PackedConfig {
   static constexpr int E = static_cast<int>(sizeof(T)), V = 16 / E, G = 16, run = G / V;
-  static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_;
+  static constexpr int WL = WL_, WR = WR_, KC = KC_, NS = NS_, passes = Passes_;
   static constexpr bool persistent = Persistent_;
+  static_assert(passes == 1 || (WL_ == 1 && (passes == 2 || passes == 4)),
+                "packed mma: result passes of 8 or 16 rows of one warp row");
   static constexpr int TL = 32 * WL, TR = 16 * WR;  // a cell's tile; a warp: 32 x 16 of V cells
   static constexpr int warps = run * WL * WR, threads = 32 * warps;
   static constexpr int step = E == 8 ? 4 : 8;  // contracted indices per MMA
@@ -556,7 +560,7 @@ struct PackedConfig {
   // packs swizzled by the column pair (res_pack).
   static constexpr int res_col = E == 8 ? run + 1 : run;
   static constexpr int res_row = TR * res_col + (E == 8 ? 1 : 4);
-  static constexpr int res_units = TL * res_row;
+  static constexpr int pass_rows = TL / passes, res_units = pass_rows * res_row;
   static constexpr int res_at = persistent ? NS * stage_units : 0;  // the results' first unit
   static constexpr int smem_bytes =
       16 * (persistent ? NS * stage_units + res_units : NS * stage_units > res_units ? NS * stage_units : res_units);
@@ -684,9 +688,10 @@ struct PackedTile {
     }
   }
   // Result (cell v, tile i, j, e): row 16 i + g + 8 (e / 2), column 8 j + 2 t + e % 2; the V cells
-  // of one (row, column) leave as one pack.
+  // of one (row, column) leave as one pack. Pass `pass` of P::passes writes only the rows of its
+  // P::pass_rows (rows counted from the pass's first; row0 = 0 when passes > 1).
   template <class P>
-  __device__ __forceinline__ void write(Unit* res, int row0, int col0, int pack, int lane) const {
+  __device__ __forceinline__ void write(Unit* res, int row0, int col0, int pack, int lane, int pass = 0) const {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int i = 0; i < 2; ++i)
@@ -694,10 +699,12 @@ struct PackedTile {
       for (int j = 0; j < 2; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
+          const int row = 16 * i + 8 * (e >> 1);  // the first of this result's 8 rows
+          if (row / P::pass_rows != pass) continue;
           Unit u;
 #pragma unroll
           for (int v = 0; v < V; ++v) u.x[v] = acc[v][i][j][e];
-          res[P::res_unit(row0 + 16 * i + g + 8 * (e >> 1), col0 + 8 * j + 2 * t + (e & 1), pack)] = u;
+          res[P::res_unit(row0 + row % P::pass_rows + g, col0 + 8 * j + 2 * t + (e & 1), pack)] = u;
         }
   }
 };
@@ -826,21 +833,27 @@ __global__ void __launch_bounds__(P::threads, 1)
       __syncthreads();  // the staging buffers become the result buffer
     }
     // (persistent: every thread passed a barrier inside the loop since its last read of res)
-    tile.template write<P>(res, w_l * 32, w_r * 16, w_q, lane);
-    __syncthreads();
     index_type c0, l0, r0;
     origin(item, c0, l0, r0);
-    for (int e = tid; e < run * P::TL * P::TR; e += P::threads) {
-      const int q = e % run, rc = e / run, col = rc % P::TR, row = rc / P::TR;
-      const index_type cc = c0 + V * q, l = l0 + row, r = r0 + col;
-      if (cc < p.C && l < p.L && r < p.R) {
-        Vec v = res[P::res_unit(row, col, q)];
-        T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
-        if (out_vec == V) {  // V cells per store
-          store_cells<T, V>(o, v, p.sum_into);
-        } else {
+    // Passes of P::pass_rows rows (unrolled, so each pass's accumulators are known at compile time).
 #pragma unroll
-          for (int i = 0; i < V; ++i) store_cells<T, 1>(o + i * p.o_c, Pack<T, 1>{{v.x[i]}}, p.sum_into);
+    for (int pass = 0; pass < P::passes; ++pass) {
+      if (pass > 0) __syncthreads();  // the pass before has read res
+      tile.template write<P>(res, P::passes == 1 ? w_l * 32 : 0, w_r * 16, w_q, lane, pass);
+      __syncthreads();
+      const index_type lp = l0 + pass * P::pass_rows;
+      for (int e = tid; e < run * P::pass_rows * P::TR; e += P::threads) {
+        const int q = e % run, rc = e / run, col = rc % P::TR, row = rc / P::TR;
+        const index_type cc = c0 + V * q, l = lp + row, r = r0 + col;
+        if (cc < p.C && l < p.L && r < p.R) {
+          Vec v = res[P::res_unit(row, col, q)];
+          T* o = p.out + cc * p.o_c + l * p.o_l + r * p.o_r;
+          if (out_vec == V) {  // V cells per store
+            store_cells<T, V>(o, v, p.sum_into);
+          } else {
+#pragma unroll
+            for (int i = 0; i < V; ++i) store_cells<T, 1>(o + i * p.o_c, Pack<T, 1>{{v.x[i]}}, p.sum_into);
+          }
         }
       }
     }
@@ -1176,25 +1189,36 @@ void run_mma_rows(const ContractProblem<T>& p, int tiles) {
 // session 8), and persistent (7) a further 0-15% where K is short (FieldFieldScalar Q2 float
 // 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
 // cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
-// its results need 148 KB of their own) lost 10-54%; so double keeps 1.
-constexpr int kMmaShapes = 15;
+// its results need 148 KB of their own) lost 10-54%; so double kept 1. With the results in 4
+// passes (37 KB) the persistent kernel holds 4 stages (15): H100, session 31, run 1, two rounds,
+// FieldFieldScalar Q3 double (C = 16384) 0.695-0.703 ms (1) / 0.656-0.661 (5) -> 0.631-0.632,
+// FieldFieldTensor Q3 double (1820) 0.511-0.518 / 0.527-0.535 -> 0.478-0.485; slower at Q2 (27 x
+// 27, one tile a cell: FieldFieldScalar 0.607-0.615 -> 0.680-0.686) and Q4 (125 x 125, 16 tiles a
+// cell: FieldFieldTensor 0.931-0.948 -> 1.088-1.104, FieldFieldVector 0.808-0.824 -> 0.862-0.879);
+// 5 stages (16) and two MMA steps a stage (17) slower than 15 everywhere in double.
+//  15-17: packed and persistent (as 7) with the results leaving in 4 passes of 8 rows through a
+//      buffer a quarter the size, so more stages fit: 15, 4 stages of one MMA step (the default
+//      for packed double cells of 33-64 x 33-64 fields on 9.0 and newer); 16, 5 stages; 17, two
+//      MMA steps a stage, 2 stages in double (3 in float).
+constexpr int kMmaShapes = 18;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
 // Packed (16 cells, a 32 x 32 tile per cell, 256 threads in float, 512 in double): one MMA step
 // per stage, 4 stages in double and 2 in float (5); two steps per stage, 2 stages (6).
-template <class T, int X, int NS, bool Persistent = false>
-using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent>;
+template <class T, int X, int NS, bool Persistent = false, int Passes = 1>
+using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent, Passes>;
 
 // k_rows: wgmma_k_rows(p) on a 9.0 device (as contract_mma_any found it).
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
-  if (shape >= 5 && shape <= 7 && !mma_cells_packed(p)) shape = 1;
-  if (shape >= 12 && mma_rows(p)) return run_mma_rows(p, shape == 12 ? 4 : shape == 13 ? 2 : 1);
-  if (shape >= 12) shape = 1;
-  if (shape >= 8 && !std::is_same_v<T, float>) shape = 1;
+  if (((shape >= 5 && shape <= 7) || shape >= 15) && !mma_cells_packed(p)) shape = 1;
+  const bool rows_shape = shape >= 12 && shape <= 14, wgmma_shape = shape >= 8 && shape <= 11;
+  if (rows_shape && mma_rows(p)) return run_mma_rows(p, shape == 12 ? 4 : shape == 13 ? 2 : 1);
+  if (rows_shape) shape = 1;
+  if (wgmma_shape && !std::is_same_v<T, float>) shape = 1;
   // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
-  if (shape >= 8 && !p.cells_unit() && !k_rows) shape = 1;
+  if (wgmma_shape && !p.cells_unit() && !k_rows) shape = 1;
   switch (shape) {
     case 8:
     case 9:
@@ -1206,6 +1230,9 @@ void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_r
     case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
     case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
+    case 15: launch_mma_packed<T, Packed<T, 1, 4, true, 4>>(p); break;
+    case 16: launch_mma_packed<T, Packed<T, 1, 5, true, 4>>(p); break;
+    case 17: launch_mma_packed<T, Packed<T, 2, sizeof(T) == 8 ? 2 : 3, true, 4>>(p); break;
     case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p, cluster); break;
     case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p, cluster); break;
     case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p, cluster); break;
@@ -1224,8 +1251,9 @@ std::atomic<int> g_forced_shape{[] {
 
 // The forced configuration, else on compute capability 9.0 and newer: 9 (wgmma, TMA copies where
 // the cells are packed) in float on 9.0 where L, R > 32 and the cells are packed or K >= 128; 7
-// for other packed float operands; 5 for packed double operands whose cells are one 32 x 32 tile
-// (L, R <= 32) with K >= 128; 1 otherwise; and 0 before 9.0 (where packed was never measured).
+// for other packed float operands; 15 for packed double operands whose cells are 2 x 2 tiles
+// (32 < L, R <= 64); 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32)
+// with K >= 128; 1 otherwise; and 0 before 9.0 (where packed was never measured).
 // The double rule: H100,
 // FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
 // cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
@@ -1237,11 +1265,13 @@ std::atomic<int> g_forced_shape{[] {
 // pass outweighs 8 stages); with TMA copies (packed cells, run 8) FieldFieldTensor Q3 0.62 ->
 // 0.49, Q4 1.24 -> 0.82 and FieldFieldScalar Q3 0.77 -> 0.72. Slower where its 64 x 64 tiles are
 // mostly padding (the Q2 cases, 27 x 27: 1.6-2.4x).
-int pick_mma_shape(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile) {
+int pick_mma_shape(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile,
+                   bool double_packed_2x2) {
   if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (major < 9) return 0;
   if (float_wgmma) return 9;
   if (float_packed) return 7;
+  if (double_packed_2x2) return 15;
   return double_packed_one_tile ? 5 : 1;
 }
 
@@ -1262,7 +1292,8 @@ void contract_mma_any(const ContractProblem<T>& p) {
       is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128 || k_rows) &&
       (p.cells_unit() || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
-  int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile);
+  const bool double_2x2 = !is_float && packed && p.L > 32 && p.L <= 64 && p.R > 32 && p.R <= 64;
+  int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile, double_2x2);
   // LayoutRight on 9.0 and newer with L, R > 32 (in float, rows_default's cells): the rows kernel's
   // 64 x 64 tiles. H100, session 29 (runs 1-4): in double 1.0-1.3x cuBLAS on the Q3 / Q4 cases
   // but FieldFieldScalar Q3 (0.9x); on 27 x 27 cells (Q2) 1.3-2.6x slower than the copied kernel
@@ -1270,7 +1301,7 @@ void contract_mma_any(const ContractProblem<T>& p) {
   if (g_forced_shape.load(std::memory_order_relaxed) < 0 && rows_default(p, major)) shape = 13;
   if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
   if (shape >= 8 && shape < 12 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
-  if (shape >= 12 && major < 9) shape = 0;  // the rows kernel's m16n8k4 needs 9.0
+  if (shape >= 12 && shape <= 14 && major < 9) shape = 0;  // the rows kernel's m16n8k4 needs 9.0
   run_mma_shape(p, shape, mma_cluster(major), k_rows);
 }
 

@@ -1335,11 +1335,13 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
 // (FieldFieldVector Q3's shape), both on the rows kernel on 9.0 and newer, over 300 cells (more
 // tiles than a round of blocks: a block takes several items), written and then accumulated into,
 // against a double loop on the host (every seventh cell: all 300 would take the host seconds).
-template <class T>
+// Layout = LayoutLeft: double cells of 33-64 fields with an even C, which take the persistent
+// packed kernel with its results in passes (configuration 15) on 9.0 and newer.
+template <class T, class Layout = grain::LayoutRight>
 void layout_right_cells(std::size_t F, std::size_t K) {
   constexpr std::size_t C = 300;
-  using HV = grain::View<T***, grain::LayoutRight, grain::HostSpace>;
-  using DV = grain::View<T***, grain::LayoutRight, grain::CudaSpace>;
+  using HV = grain::View<T***, Layout, grain::HostSpace>;
+  using DV = grain::View<T***, Layout, grain::CudaSpace>;
   HV hl("left", C, F, K), hr("right", C, F, K), ho("out", C, F, F);
   grain::test::fill_random(hl, 4101);
   grain::test::fill_random(hr, 4102);
@@ -1379,6 +1381,11 @@ TEST(ContractMma, LayoutRightDoubleQ4Cells) {
 TEST(ContractMma, LayoutRightFloatQ3Cells) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
   layout_right_cells<float>(64, 192);
+}
+TEST(ContractMma, LayoutLeftDoubleQ3Cells) {
+  if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
+  layout_right_cells<double, grain::LayoutLeft>(64, 64);
+  layout_right_cells<double, grain::LayoutLeft>(57, 100);  // partial tiles, K not a multiple of 4
 }
 #endif
 
