@@ -1,3 +1,8 @@
+// Session 31: a 2-thread copy and two reads of the same 128 MiB (or argv[1] MiB) buffer, medians of 11:
+// a scalar OpenMP reduction(+) sum (one dependent add chain a thread: bound by the adds, about 16
+// GB/s a thread, not by memory) and 8 independent 512-bit sums (memory-bound). Build:
+//   g++ -O3 -march=native -fopenmp docs/variants-s31/copy-read.cpp -o /tmp/copy-read
+// Run: OMP_NUM_THREADS=2 /tmp/copy-read 128
 #include <immintrin.h>
 #include <omp.h>
 #include <chrono>
