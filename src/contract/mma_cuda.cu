@@ -1195,12 +1195,12 @@ void run_mma_rows(const ContractProblem<T>& p, int tiles) {
 // FieldFieldTensor Q3 double (1820) 0.511-0.518 / 0.527-0.535 -> 0.478-0.485; slower at Q2 (27 x
 // 27, one tile a cell: FieldFieldScalar 0.607-0.615 -> 0.680-0.686) and Q4 (125 x 125, 16 tiles a
 // cell: FieldFieldTensor 0.931-0.948 -> 1.088-1.104, FieldFieldVector 0.808-0.824 -> 0.862-0.879);
-// 5 stages (16) and two MMA steps a stage (17) slower than 15 everywhere in double.
-//  15-17: packed and persistent (as 7) with the results leaving in 4 passes of 8 rows through a
-//      buffer a quarter the size, so more stages fit: 15, 4 stages of one MMA step (the default
-//      for packed double cells of 33-64 x 33-64 fields on 9.0 and newer); 16, 5 stages; 17, two
-//      MMA steps a stage, 2 stages in double (3 in float).
-constexpr int kMmaShapes = 18;
+// 5 stages and two MMA steps a stage slower than 15 everywhere in double.
+//  15: packed and persistent (as 7) with the results leaving in 4 passes of 8 rows through a
+//      buffer a quarter the size, so 4 stages fit: the default for packed double cells of 33-64 x
+//      33-64 fields on 9.0 and newer. (Session 31's 5 stages, and 8 indices a stage, were slower
+//      and removed: 9db0342 has them as 16 and 17.)
+constexpr int kMmaShapes = 16;
 template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
 using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
 
@@ -1212,7 +1212,7 @@ using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persisten
 // k_rows: wgmma_k_rows(p) on a 9.0 device (as contract_mma_any found it).
 template <class T>
 void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
-  if (((shape >= 5 && shape <= 7) || shape >= 15) && !mma_cells_packed(p)) shape = 1;
+  if (((shape >= 5 && shape <= 7) || shape == 15) && !mma_cells_packed(p)) shape = 1;
   const bool rows_shape = shape >= 12 && shape <= 14, wgmma_shape = shape >= 8 && shape <= 11;
   if (rows_shape && mma_rows(p)) return run_mma_rows(p, shape == 12 ? 4 : shape == 13 ? 2 : 1);
   if (rows_shape) shape = 1;
@@ -1231,8 +1231,6 @@ void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_r
     case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
     case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
     case 15: launch_mma_packed<T, Packed<T, 1, 4, true, 4>>(p); break;
-    case 16: launch_mma_packed<T, Packed<T, 1, 5, true, 4>>(p); break;
-    case 17: launch_mma_packed<T, Packed<T, 2, sizeof(T) == 8 ? 2 : 3, true, 4>>(p); break;
     case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p, cluster); break;
     case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p, cluster); break;
     case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p, cluster); break;

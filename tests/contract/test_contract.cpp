@@ -1338,7 +1338,7 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
 // Layout = LayoutLeft: double cells of 33-64 fields with an even C, which take the persistent
 // packed kernel with its results in passes (configuration 15) on 9.0 and newer.
 template <class T, class Layout = grain::LayoutRight>
-void layout_right_cells(std::size_t F, std::size_t K) {
+void mma_default_cells(std::size_t F, std::size_t K) {
   constexpr std::size_t C = 300;
   using HV = grain::View<T***, Layout, grain::HostSpace>;
   using DV = grain::View<T***, Layout, grain::CudaSpace>;
@@ -1376,16 +1376,16 @@ void layout_right_cells(std::size_t F, std::size_t K) {
 }
 TEST(ContractMma, LayoutRightDoubleQ4Cells) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  layout_right_cells<double>(125, 216);
+  mma_default_cells<double>(125, 216);
 }
 TEST(ContractMma, LayoutRightFloatQ3Cells) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  layout_right_cells<float>(64, 192);
+  mma_default_cells<float>(64, 192);
 }
 TEST(ContractMma, LayoutLeftDoubleQ3Cells) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  layout_right_cells<double, grain::LayoutLeft>(64, 64);
-  layout_right_cells<double, grain::LayoutLeft>(57, 100);  // partial tiles, K not a multiple of 4
+  mma_default_cells<double, grain::LayoutLeft>(64, 64);
+  mma_default_cells<double, grain::LayoutLeft>(57, 100);  // partial tiles, K not a multiple of 4
 }
 #endif
 
