@@ -1036,12 +1036,21 @@ TEST(ContractFlatCellStream, EveryPath) {
   EXPECT_EQ(q1.cells, 1024);
   EXPECT_EQ(q1.blocks, 512);
   EXPECT_EQ(q1.rows, 8);
-  // DataFieldScalar Q4 float (C = 1242): all cells in one block, 125 rows in 8 items of 16.
+  // DataFieldScalar Q4 float (C = 1242): all cells in one block; 52 rows keep an item's outputs
+  // within 256 KB, so 125 rows in 4 items of 32 (3 would leave one thread 2 of them).
   auto q4 = flat_stream_plan(1242, 125, 4, 2);
   EXPECT_EQ(q4.cells, 1242);
   EXPECT_EQ(q4.blocks, 1);
-  EXPECT_EQ(q4.rows, 16);
-  EXPECT_EQ(q4.items, 8);
+  EXPECT_EQ(q4.rows, 32);
+  EXPECT_EQ(q4.items, 4);
+  // DataFieldTensor Q4 float (C = 138): one item a thread, of 63 and 62 rows; on 8 threads 8
+  // items of 16.
+  auto t4 = flat_stream_plan(138, 125, 4, 2);
+  EXPECT_EQ(t4.rows, 63);
+  EXPECT_EQ(t4.items, 2);
+  t4 = flat_stream_plan(138, 125, 4, 8);
+  EXPECT_EQ(t4.rows, 16);
+  EXPECT_EQ(t4.items, 8);
   // Every plan covers the cells and rows exactly once, keeps an item's outputs within the budget
   // where a row allows, and gives every thread work where there is enough of it.
   for (index_type threads : {1, 2, 3, 8})

@@ -304,17 +304,16 @@ struct ContractFlatCellStreamKernel {
       GRAIN_SIMD
       for (int v = 0; v < V; ++v) out[c + v] = acc[v];
     }
-    // The last n % V cells side by side (independent sums), not one after the other.
+    // The last n % V cells side by side (independent sums), vectorized across them (with AVX-512,
+    // masked): GCC otherwise vectorized the loop over the steps, with gathers, which cost 15-25%
+    // at 138 cells (LayoutLeft DataFieldTensor Q4 float on 2 threads, session 32).
     const int rest = static_cast<int>(n - c);
-    if (rest == 0) return;
-    T acc[V];
-    for (int v = 0; v < rest; ++v) acc[v] = from_zero ? T(0) : out[c + v];
-    for (int j = 0; j < steps; ++j) {
-      const T* x = a + ao[j] + c;
-      const T* y = b + bo[j] + c;
-      for (int v = 0; v < rest; ++v) acc[v] += x[v] * y[v];
+    GRAIN_SIMD
+    for (int v = 0; v < rest; ++v) {
+      T s = from_zero ? T(0) : out[c + v];
+      for (int j = 0; j < steps; ++j) s += a[ao[j] + c + v] * b[bo[j] + c + v];
+      out[c + v] = s;
     }
-    for (int v = 0; v < rest; ++v) out[c + v] = acc[v];
   }
 
   void operator()(index_type o) const {
@@ -348,8 +347,12 @@ inline constexpr index_type kFlatStreamOutBytes = index_type(256) << 10;
 // ContractFlatCellStreamKernel's items: blocks of up to 4 KB of cells (all of C where it is at
 // most one and a half times that), their number a multiple of the threads; then as many of the
 // L x R output rows an item as keep its outputs within kFlatStreamOutBytes and give each thread
-// at least 4 items where the rows allow; where cell blocks and row groups are still fewer than
-// the threads, blocks of fewer cells (whole register blocks).
+// an item where the rows allow; where cell blocks and row groups are still fewer than the
+// threads, blocks of fewer cells (whole register blocks). One item a thread, not 4 (session 32,
+// 2-thread Zen 5): with all of C in one block, each thread then walks its rows' runs of every
+// step of K back to back (34 KB at DataFieldTensor Q4 float, 138 cells x 62 rows) rather than
+// 8.8 KB of 16 rows; DataFieldTensor Q4 went from 0.69-0.75 of the copy measured beside it to
+// 0.85-1.06 (docs/performance.md, "Session 32").
 struct FlatStreamPlan {
   index_type cells, rows, blocks, items;
 };
@@ -363,8 +366,12 @@ inline FlatStreamPlan flat_stream_plan(index_type C, index_type outs, index_type
   if (blocks > 1) cells = (cells + V - 1) / V * V;
   blocks = std::max<index_type>(1, (C + cells - 1) / cells);
   index_type rows = std::max<index_type>(1, std::min(outs, kFlatStreamOutBytes / (cells * elem)));
-  const index_type groups_wanted = (4 * threads + blocks - 1) / blocks;
+  const index_type groups_wanted = (threads + blocks - 1) / blocks;
   if ((outs + rows - 1) / rows < groups_wanted) rows = std::max<index_type>(1, (outs + groups_wanted - 1) / groups_wanted);
+  if (blocks == 1 && rows < outs) {  // row groups a multiple of the threads: equal shares
+    const index_type g = ((outs + rows - 1) / rows + threads - 1) / threads * threads;
+    rows = std::max<index_type>(1, (outs + g - 1) / g);
+  }
   const index_type groups = (outs + rows - 1) / rows;
   if (blocks * groups < threads) {  // few cells and rows (DataData under 1.5 runs): finer blocks
     const index_type want = (threads + groups - 1) / groups;
