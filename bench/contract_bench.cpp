@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -289,6 +291,9 @@ struct Plan {
   bool verify = true;
   int reps = 10;
   bool quiet = false;
+  // Host suite: the copy bandwidth now (HostCopyProbe), taken just before and just after each
+  // timed row; empty on the GPU, whose copy holds steady, and outside the suite.
+  std::function<double()> copy_probe;
 };
 
 template <int Rank>
@@ -409,10 +414,12 @@ std::vector<Row> measure(const Shape& s, const Plan& plan, ContractAlgorithm* au
     Row r = base_row(name);
     int used = 0;
     try {
+      const double copy_before = plan.copy_probe ? plan.copy_probe() : 0.0;
       const Timing t = time_adaptive<Exec>([&] { call_contract<Family, NK>(out, left, right, opt); },
                                            plan.reps, &used);
       r.ms = t.ms;
       r.ms_min = t.ms_min;
+      if (plan.copy_probe) bench::note_row_copy(r, copy_before, plan.copy_probe());
     } catch (const std::exception& ex) {
       std::fprintf(stderr, "grain bench contract: %s %s %s %s failed: %s\n", r.kernel.c_str(),
                    s.case_name.c_str(), r.dtype.c_str(), name.c_str(), ex.what());
@@ -469,6 +476,7 @@ std::vector<Row> measure(const Shape& s, const Plan& plan, ContractAlgorithm* au
       int used = 0;
       try {
         Timing t;
+        const double copy_before = plan.copy_probe ? plan.copy_probe() : 0.0;
         if constexpr (on_gpu<Exec>()) {
 #if defined(GRAIN_ENABLE_CUDA)
           t = time_adaptive<Exec>([&] { bench::cublas_strided_batched(a, b, o, C, L, R, K); },
@@ -481,6 +489,7 @@ std::vector<Row> measure(const Shape& s, const Plan& plan, ContractAlgorithm* au
         }
         r.ms = t.ms;
         r.ms_min = t.ms_min;
+        if (plan.copy_probe) bench::note_row_copy(r, copy_before, plan.copy_probe());
         r.extra.push_back({"reps", double(used)});
         if (plan.verify) {
           std::string why;
@@ -653,10 +662,15 @@ auto with_backend(const std::string& b, F&& f) {
 // and keep the highest (Report::raise_ceilings): the suite re-measures the copy after every shape
 // and both at the end, because on a shared machine one early measurement may fall in a slow
 // moment (here, the EPYC of session 16: 29 GB/s at one run's start, 46-55 in others).
+// Bytes per buffer of the copy that sets the bandwidth ceiling.
+std::size_t ceiling_copy_bytes(const std::string& backend, double budget_mib) {
+  return static_cast<std::size_t>(std::min(1024.0, std::max(backend == "cuda" ? 256.0 : 64.0, budget_mib)) *
+                                  1048576.0);
+}
+
 void measure_ceilings(Report& rep, const std::string& backend, double budget_mib, bool again = false,
                       bool gemm = true) {
-  const std::size_t copy_bytes = static_cast<std::size_t>(
-      std::min(1024.0, std::max(backend == "cuda" ? 256.0 : 64.0, budget_mib)) * 1048576.0);
+  const std::size_t copy_bytes = ceiling_copy_bytes(backend, budget_mib);
   double copy = 0;
   bench::GemmPeak g{};
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
@@ -707,8 +721,9 @@ void print_summary(const Report& rep) {
     groups[k].push_back(&r);
   }
   std::printf("\nAuto's pick per shape (roofline: against the run's highest ceilings; (local): the "
-              "copy measured just before and after the shape, the higher; auto/best: 1.00 = Auto "
-              "chose the fastest; peer/auto > 1: grain ahead):\n");
+              "copy measured just before and after the row (CPU) or the shape (GPU), the higher, "
+              "'~' where the two differ by over 1.3x; auto/best: 1.00 = Auto chose the fastest; "
+              "peer/auto > 1: grain ahead):\n");
   std::printf("%-18s %-10s %-6s %-16s %9s %9s %-16s %9s %9s  %s\n", "kernel", "case", "dtype", "auto",
               "roofline", "(local)", "best", "auto/best", "peer/auto", "all verified");
   for (const Key& k : order) {
@@ -728,9 +743,10 @@ void print_summary(const Report& rep) {
       if (!best || r->ms < best->ms) best = r;
     }
     const double local = pick ? pick->extra_value("roofline_local") : 0.0;
-    std::printf("%-18s %-10s %-6s %-16s %9.3f %9.3f %-16s %9.2f %9s  %s\n", k.kernel.c_str(),
+    const bool moved = pick && pick->extra_value("copy_row_spread") > 1.3;
+    std::printf("%-18s %-10s %-6s %-16s %9.3f %8.3f%c %-16s %9.2f %9s  %s\n", k.kernel.c_str(),
                 k.case_name.c_str(), k.dtype.c_str(), pick ? pick->algorithm.c_str() : "(not timed)",
-                pick ? pick->roofline : 0.0, local, best ? best->algorithm.c_str() : "-",
+                pick ? pick->roofline : 0.0, local, moved ? '~' : ' ', best ? best->algorithm.c_str() : "-",
                 pick && best ? pick->ms / best->ms : 0.0,
                 peer && pick ? std::to_string(peer->ms / pick->ms).substr(0, 5).c_str() : "-",
                 all_ok ? "yes" : "NO");
@@ -838,6 +854,12 @@ void bench_contract_on(const Args& args, const std::string& backend, const std::
                 "--x P --y budget_MiB --speedup-over serial)\n",
                 rep.rows.size());
   } else {
+    // On the CPU each row is bracketed by copies over buffers kept for the run (note_row_copy).
+    std::unique_ptr<bench::HostCopyProbe> probe;
+    if (backend != "cuda") {
+      probe = std::make_unique<bench::HostCopyProbe>(ceiling_copy_bytes(backend, budget));
+      plan.copy_probe = [&probe] { return probe->GBps(); };
+    }
     with_backend(backend, [&](auto exec) {
       using Exec = decltype(exec);
       for (ContractKernel k : kernels)
@@ -856,7 +878,8 @@ void bench_contract_on(const Args& args, const std::string& backend, const std::
             std::vector<Row> shape_rows = measure_any<Exec>(s, dtype, layout_left, p);
             measure_ceilings(rep, backend, budget, true, false);
             for (Row& r : shape_rows) {
-              r.extra.push_back({"copy_GBps_local", std::max(copy_before, rep.copy_last)});
+              if (r.extra_value("copy_GBps_local") <= 0)  // rows the probe did not bracket (GPU)
+                r.extra.push_back({"copy_GBps_local", std::max(copy_before, rep.copy_last)});
               const Row& added = rep.add(r);
               if (!plan.quiet)
                 std::printf("  %-18s %-3s %-6s %-24s %10.4f ms %8.1f GB/s %8.1f GFLOP/s  %.3f%s%s\n",

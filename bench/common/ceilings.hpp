@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "report.hpp"
 #include "timing.hpp"
@@ -15,6 +16,19 @@ namespace grain::bench {
 // Host: a STREAM-style copy loop over all OpenMP threads (the machine's limit, whichever host
 // back end is being judged).
 double host_copy_bandwidth_GBps(std::size_t bytes, int reps = 10);
+
+// The same host copy over buffers kept between measurements, for a copy taken just before and
+// just after each timed row (`grain bench contract` on the CPU): a VM's memory can run in slow and
+// fast phases minutes long (a 2-thread copy at 42-46 against 55-76 GB/s, session 31), and a
+// kernel's roofline means something only against a copy of the same phase.
+class HostCopyProbe {
+ public:
+  explicit HostCopyProbe(std::size_t bytes);
+  double GBps(int reps = 3, int warmup = 1);
+
+ private:
+  std::vector<double> a_, b_;
+};
 
 template <class Exec>
 double copy_bandwidth_GBps(std::size_t bytes, int reps = 10) {

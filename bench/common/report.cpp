@@ -165,24 +165,37 @@ void Report::print_table(std::FILE* out) const {
                  r.verified ? "" : " (unverified)");
 }
 
-double host_copy_bandwidth_GBps(std::size_t bytes, int reps) {
-  const std::size_t n = bytes / sizeof(double);
-  std::vector<double> a(n), b(n);
+void note_row_copy(Row& r, double before, double after) {
+  r.extra.push_back({"copy_GBps_local", std::max(before, after)});
+  if (before > 0 && after > 0)
+    r.extra.push_back({"copy_row_spread", std::max(before, after) / std::min(before, after)});
+}
+
+HostCopyProbe::HostCopyProbe(std::size_t bytes) : a_(bytes / sizeof(double)), b_(bytes / sizeof(double)) {
+  const std::size_t n = a_.size();
+  double* pa = a_.data();
+  double* pb = b_.data();
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < n; ++i) {
-    a[i] = 1.0;
-    b[i] = 2.0;
+    pa[i] = 1.0;
+    pb[i] = 2.0;
   }
-  double* pa = a.data();
-  double* pb = b.data();
+}
+
+double HostCopyProbe::GBps(int reps, int warmup) {
+  const std::size_t n = a_.size();
+  const double* pa = a_.data();
+  double* pb = b_.data();
   const Timing t = time_region<false>(
       [&] {
 #pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < n; ++i) pb[i] = pa[i];
       },
-      reps, 2);
+      reps, warmup);
   return 2.0 * n * sizeof(double) / (t.ms * 1e-3) / 1e9;
 }
+
+double host_copy_bandwidth_GBps(std::size_t bytes, int reps) { return HostCopyProbe(bytes).GBps(reps, 2); }
 
 std::string host_cpu_name() {
   std::ifstream f("/proc/cpuinfo");

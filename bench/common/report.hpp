@@ -65,6 +65,11 @@ struct Report {
   void print_table(std::FILE* out = stdout) const;
 };
 
+// The copy bandwidth measured just before and just after one row (GB/s; 0: not measured): the
+// row's "copy_GBps_local" is the higher, and "copy_row_spread" (higher / lower, where both were
+// measured) says how far the host's memory moved while the row ran.
+void note_row_copy(Row& r, double before, double after);
+
 // "H100 80GB HBM3" on a GPU build with a device, else the CPU model from /proc/cpuinfo.
 std::string host_cpu_name();
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/ceilings.hpp"
 #include "common/gemm.hpp"
 #include "common/report.hpp"
 
@@ -109,4 +110,29 @@ TEST(BenchReport, OpenBlasCoreUpgrade) {
   EXPECT_EQ(openblas_core_upgrade("Cooperlake", true, true), "");
   EXPECT_EQ(openblas_core_upgrade("NeoverseN1", true, true), "");    // a name not listed
   EXPECT_EQ(openblas_core_upgrade("", true, true), "");              // no name
+}
+
+// A row bracketed by copies (the CPU suite): the higher is its local ceiling, and the spread says
+// how far the memory moved; with one copy missing, no spread. The probe reuses its buffers and
+// measures a real, finite bandwidth each time.
+TEST(BenchReport, RowCopyBracket) {
+  grain::bench::Report rep;
+  rep.copy_GBps = 100, rep.peak_GFLOPs_float = 100, rep.peak_GFLOPs_double = 50;
+  grain::bench::Row r = row("float", 200, 1e9, 1e9);
+  grain::bench::note_row_copy(r, 40, 60);
+  const grain::bench::Row& added = rep.add(r);
+  EXPECT_DOUBLE_EQ(added.extra_value("copy_GBps_local"), 60);
+  EXPECT_DOUBLE_EQ(added.extra_value("copy_row_spread"), 1.5);
+  EXPECT_NEAR(added.extra_value("roofline_local"), 1e9 / 60e9 / 0.2, 1e-12);
+  grain::bench::Row one = row("float", 200, 1e9, 1e9);
+  grain::bench::note_row_copy(one, 0, 30);
+  EXPECT_DOUBLE_EQ(one.extra_value("copy_GBps_local"), 30);
+  EXPECT_EQ(one.extra_value("copy_row_spread"), 0.0);  // none: extra_value gives 0
+
+  grain::bench::HostCopyProbe probe(std::size_t(8) << 20);
+  for (int i = 0; i < 2; ++i) {
+    const double g = probe.GBps(2);
+    EXPECT_GT(g, 0.1);
+    EXPECT_LT(g, 1e5);
+  }
 }
