@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <set>
 #include <vector>
 
 #include "grain/contract/algorithms/block.hpp"  // ContractBlockHostCellKernel, tested directly below
@@ -831,16 +832,79 @@ TEST(ContractBlockCellVectors, EveryPathBothWidths) {
   check_cell_vectors<float, 4, 4, 64>(g, runs);
   check_cell_vectors<double, 4, 4, 64>(g, runs);
   EXPECT_EQ(runs, 4 * 4 * 2 * 2 * 2 * 2 * 2 * 3 * 2);
-  // host_cell_groups: packed chunks within 4 MiB, at most 16 groups, at least 4 teams a thread.
+  // host_cell_groups: packed chunks within 4 MiB, at most 8 groups, at least 4 teams a thread.
   using grain::impl::host_cell_groups;
-  EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 16);  // FieldFieldScalar Q1 float: 8 KiB a group
-  EXPECT_EQ(host_cell_groups(524288, 16, 384 << 10, 2), 10);         // 384 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 16 * 8 * 16 * 4, 2), 8);   // FieldFieldScalar Q1 float: 8 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 384 << 10, 2), 8);          // 384 KiB a group
+  EXPECT_EQ(host_cell_groups(524288, 16, 640 << 10, 2), 6);          // 640 KiB a group
   EXPECT_EQ(host_cell_groups(524288, 16, 512 << 10, 2), 8);          // Q3 float: 512 KiB a group
   EXPECT_EQ(host_cell_groups(524288, 16, 2049 << 10, 2), 1);
   EXPECT_EQ(host_cell_groups(910, 16, 512 << 10, 2), 7);             // FieldFieldTensor Q3 float: 57 groups
   EXPECT_EQ(host_cell_groups(16 * 16 * 4, 16, 1024, 2), 8);          // 64 groups, 2 threads: 4 teams each
   EXPECT_EQ(host_cell_groups(16 * 16 * 4 - 1, 16, 1024, 2), 7);
   EXPECT_EQ(host_cell_groups(16, 16, 1024, 2), 1);
+}
+
+// ContractBlockHostCellVecKernel's prefetches of the next team's packing (Ahead): from a team's
+// last chunk they walk exactly the next team's whole groups' lines of both operands (L + R rows x
+// its first chunk's indices x groups), every one inside its operand and each once; none from an
+// earlier chunk, from the last team, or where that packing exceeds kHostCellAheadBytes.
+TEST(ContractBlockCellVectors, AheadWalksTheNextPacking) {
+  using Kern = grain::impl::ContractBlockHostCellVecKernel<float, 4, 4, 64>;
+  using grain::index_type;
+  constexpr index_type W = Kern::W;
+  const index_type C = 7 * W + 5, L = 5, R = 9, K = 40;
+  std::vector<float> a(std::size_t(C * L * K)), b(std::size_t(C * R * K));
+  grain::impl::ContractProblem<float> p;
+  p.kernel = grain::ContractKernel::FieldFieldScalar;
+  p.C = C, p.L = L, p.R = R;
+  p.x[2] = K, p.ax[2] = C * L, p.bx[2] = C * R;
+  p.a_c = 1, p.a_l = C, p.b_c = 1, p.b_r = C, p.o_c = 1, p.o_l = C, p.o_r = C * L;
+  p.canonicalize();
+  p.a = a.data(), p.b = b.data();
+  for (index_type kc : {K, index_type(16)})
+    for (index_type g : {1, 2, 3}) {
+      const Kern k{p, kc, g, false};
+      const index_type last_k0 = (K - 1) / kc * kc, last_kn = K - last_k0, first_kn = kc < K ? kc : K;
+      for (index_type c0 = 0; c0 + g * W <= C; c0 += g * W) {
+        const index_type nc = c0 + g * W;
+        const index_type ng = (C - nc) / W < g ? (C - nc) / W : g;
+        const index_type lines = ng * (L + R) * first_kn;
+        Kern::Ahead ah = k.ahead_of(c0, g, last_k0, last_kn, 7);
+        if (ng == 0) {
+          EXPECT_EQ(ah.op, 2) << "no next team from cells " << c0;
+          continue;
+        }
+        ASSERT_EQ(ah.op, 0) << "kc " << kc << ", g " << g << ", c0 " << c0;
+        ASSERT_EQ(ah.share, int((lines + 6) / 7));
+        // Walk it one line at a time, as step() does, and check each address.
+        std::set<const float*> seen;
+        ah.share = 1;
+        for (index_type n = 0; n < lines; ++n) {
+          const float* q = ah.base[ah.op] + ah.row * ah.rs[ah.op] + ah.k * ah.ks[ah.op] + ah.q * W;
+          const bool in_a = ah.op == 0 && q >= a.data() && q + W <= a.data() + a.size();
+          const bool in_b = ah.op == 1 && q >= b.data() && q + W <= b.data() + b.size();
+          ASSERT_TRUE(in_a || in_b) << "line " << n << " outside its operand";
+          const index_type cell = (ah.op == 0 ? q - a.data() : q - b.data()) % C;
+          ASSERT_GE(cell, nc);
+          ASSERT_LT(cell + W, nc + ng * W + 1);
+          EXPECT_TRUE(seen.insert(q).second) << "line " << n << " twice";
+          ah.step();
+        }
+        EXPECT_EQ(ah.op, 2) << "more lines than the packing's " << lines;
+        if (last_k0 > 0) EXPECT_EQ(k.ahead_of(c0, g, 0, kc, 7).op, 2) << "prefetches from an earlier chunk";
+      }
+    }
+  // A packing over kHostCellAheadBytes: none.
+  std::vector<float> big_a(std::size_t(64 * W * 8 * 600)), big_b(big_a.size());
+  grain::impl::ContractProblem<float> q = p;
+  q.C = 64 * W, q.L = q.R = 8;
+  q.x[2] = 600, q.ax[2] = q.C * 8, q.bx[2] = q.C * 8;
+  q.a_l = q.b_r = q.o_l = q.C, q.o_r = q.C * 8;
+  q.canonicalize();
+  q.a = big_a.data(), q.b = big_b.data();
+  const Kern big{q, 600, 8, false};  // 8 groups x 16 rows x 600 indices x 64 bytes: 4.7 MiB
+  EXPECT_EQ(big.ahead_of(0, 8, 0, 600, 8).op, 2);
 }
 
 // host_stream_run: every destination offset within a 64-byte line and run lengths 0 to 3 lines

@@ -588,6 +588,16 @@ struct ContractBlockHostDotKernel {
 // prefetcht2 level with prefetcht1. Level at Q1.
 inline constexpr index_type kHostCellPrefetchK = 4;
 
+// ContractBlockHostCellVecKernel prefetches the lines of its next packing (the next chunk of K of
+// its groups, else the next team's first chunk) into L2 while the current one's register blocks
+// run, spread evenly over them, where that packing takes at most this many bytes. Session 32, the
+// 2-core Zen 5, LayoutLeft, 2 threads, two alternating rounds (docs/performance.md): FieldField
+// Scalar Q1 (a 128 KiB packing) 13.6-14.1 -> 11.4-11.7 ms in float and double; FieldFieldVector
+// Q1 (384 KiB) and FieldFieldTensor Q1 (1 MiB) level or up to 6% slower with any share of it;
+// session 30 measured larger packings (Q2-Q4, up to 4 MiB) 3-40% slower with it, the prefetches
+// evicting the current panels from the 1 MiB L2.
+inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
+
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
 // level): W neighbouring cells per vector, one team (one thread) per group of W cells. K runs in
 // chunks of kc (a packed panel of MR left rows within kHostCellPanelBytes). Per chunk the team
@@ -708,13 +718,54 @@ struct ContractBlockHostCellVecKernel {
     }
   }
 
-  // One group's packed chunk (ap, bp: kn indices) against every pair of left and right panels.
-  void blocks(const T* ap, const T* bp, index_type kn, T* o, index_type ol, index_type orr, bool add) const {
+  // The lines of a packing (g groups' rows of both operands, kn indices from base), prefetched
+  // into L2 a share at a time (step), in the order pack_groups reads them.
+  struct Ahead {
+    const T* base[2] = {nullptr, nullptr};
+    index_type rows[2] = {0, 0}, rs[2] = {0, 0}, ks[2] = {0, 0}, kn = 0, g = 0;
+    index_type k = 0, row = 0, q = 0;
+    int op = 2, share = 0;  // op 2: done
+    void step() {
+      for (int n = share; n > 0 && op < 2; --n) {
+        __builtin_prefetch(base[op] + row * rs[op] + k * ks[op] + q * W, 0, 2);
+        if (++q < g) continue;
+        q = 0;
+        if (++k < kn) continue;
+        k = 0;
+        if (++row < rows[op]) continue;
+        row = 0, ++op;
+      }
+    }
+  };
+
+  // The Ahead of the packing after the chunk (c0, g groups, k0, kn), spread over `blocks` register
+  // blocks; none where that packing exceeds kHostCellAheadBytes or there is no next one in this
+  // team (its last chunk; the next team's first chunk where this one is its only chunk).
+  Ahead ahead_of(index_type c0, index_type g, index_type k0, index_type kn, index_type blocks) const {
+    Ahead a;
+    if (k0 + kn < p.K) return a;  // not the team's last chunk
+    const index_type nc = c0 + g * W;
+    const index_type ng = nc < p.C ? ((p.C - nc) / W < g ? (p.C - nc) / W : g) : 0;
+    const index_type nk = 0, nkn = p.K < kc ? p.K : kc;
+    const index_type lines = ng * (p.L + p.R) * nkn;
+    if (ng <= 0 || lines * W * static_cast<index_type>(sizeof(T)) > kHostCellAheadBytes) return a;
+    a.base[0] = p.a + nc + nk * p.a_s0, a.base[1] = p.b + nc + nk * p.b_s0;
+    a.rows[0] = p.L, a.rows[1] = p.R, a.rs[0] = p.a_l, a.rs[1] = p.b_r, a.ks[0] = p.a_s0, a.ks[1] = p.b_s0;
+    a.kn = nkn, a.g = ng, a.op = 0;
+    a.share = static_cast<int>((lines + blocks - 1) / blocks);
+    return a;
+  }
+
+  // One group's packed chunk (ap, bp: kn indices) against every pair of left and right panels;
+  // ahead's share of prefetches after each block.
+  void blocks(const T* ap, const T* bp, index_type kn, T* o, index_type ol, index_type orr, bool add,
+              Ahead* ahead = nullptr) const {
     for (index_type l = 0; l < p.L; l += MR) {
       const int m = static_cast<int>(p.L - l < MR ? p.L - l : MR);
       for (index_type r = 0; r < p.R; r += NR) {
         const int n = static_cast<int>(p.R - r < NR ? p.R - r : NR);
         block(ap + l * kn * W, bp + r * kn * W, kn, o + l * ol + r * orr, ol, orr, m, n, add);
+        if (ahead) ahead->step();
       }
     }
   }
@@ -730,7 +781,9 @@ struct ContractBlockHostCellVecKernel {
       const index_type kn = p.K - k0 < kc ? p.K - k0 : kc;
       pack_groups<MR>(p.a + c0, p.L, p.a_l, p.a_s0, k0, kn, ap, g, stride);
       pack_groups<NR>(p.b + c0, p.R, p.b_r, p.b_s0, k0, kn, bp, g, stride);
-      for (index_type q = 0; q < g; ++q) blocks(ap + q * stride, bp + q * stride, kn, os + q * W, ol, orr, k0 > 0);
+      Ahead ahead = ahead_of(c0, g, k0, kn, g * ((p.L + MR - 1) / MR) * ((p.R + NR - 1) / NR));
+      for (index_type q = 0; q < g; ++q)
+        blocks(ap + q * stride, bp + q * stride, kn, os + q * W, ol, orr, k0 > 0, &ahead);
     }
     for (index_type r = 0; r < p.R; ++r)
       for (index_type l = 0; l < p.L; ++l) {
@@ -774,7 +827,12 @@ struct ContractBlockHostCellVecKernel {
 inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 
 // Groups of W cells a team of ContractBlockHostCellVecKernel packs together: as many as keep the
-// packed chunks (`group_bytes` a group) within 4 MiB, at most 16, at least 4 teams a thread.
+// packed chunks (`group_bytes` a group) within 4 MiB, at most 8 (512-byte runs of cells), at least
+// 4 teams a thread. Session 32, the 2-core Zen 5, LayoutLeft, 2 threads, `--case Q1 --algorithm
+// block` in alternating rounds (docs/performance.md): 8 groups against 16 (the cap until then),
+// FieldField Q1 5-15% faster in every one of four rounds (FieldFieldVector Q1 double 11.4-13.1 ->
+// 9.9-10.1 ms; 32 and 64 groups 1.2-1.7x slower, 4 slower too); Q2 level (within 4% either way);
+// Q3 / Q4 cells already took at most 8.
 // Session 30, the 2-core EPYC (Zen 5), LayoutLeft FieldField Q2-Q4, 2 threads, the kernel alone,
 // two alternating rounds (docs/performance.md): against 1 MiB and 8 teams a thread, Q3 1.2-1.4x
 // faster (FieldFieldScalar Q3 float 24.8-25.1 -> 22.2-22.4 ms, 2 -> 8 groups; FieldFieldTensor Q3
@@ -794,7 +852,7 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 // hardware's prefetchers follow.
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
   index_type g = (index_type(4096) << 10) / (group_bytes > 0 ? group_bytes : 1);
-  g = g < 16 ? g : 16;
+  g = g < 8 ? g : 8;
   const index_type most = C / (W * 4 * (threads > 1 ? threads : 1));
   g = g < most ? g : most;
   return g > 1 ? g : 1;
