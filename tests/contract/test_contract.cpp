@@ -772,6 +772,21 @@ TEST(ContractBlockTeam, EveryPathBothWidths) {
 // between chunks), overwrite (NaN-poisoned out) and sum_into, plain or streaming stores of the
 // output runs (whose rows, C elements apart, start at every offset within a line), against a
 // long double loop.
+// A LayoutLeft FieldFieldScalar problem over C cells of L x R fields, K contracted indices (the
+// operands a and b dense, cells fastest; the output's strides set, its pointer left to the caller).
+template <class T>
+grain::impl::ContractProblem<T> left_cells_problem(grain::index_type C, grain::index_type L, grain::index_type R,
+                                                   grain::index_type K, const T* a, const T* b) {
+  grain::impl::ContractProblem<T> p;
+  p.kernel = grain::ContractKernel::FieldFieldScalar;
+  p.C = C, p.L = L, p.R = R;
+  p.x[2] = K, p.ax[2] = C * L, p.bx[2] = C * R;
+  p.a_c = 1, p.a_l = C, p.b_c = 1, p.b_r = C, p.o_c = 1, p.o_l = C, p.o_r = C * L;
+  p.canonicalize();
+  p.a = a, p.b = b;
+  return p;
+}
+
 template <class T, int MR, int NR, int VB>
 void check_cell_vectors(std::mt19937_64& g, int& runs) {
   using Kern = grain::impl::ContractBlockHostCellVecKernel<T, MR, NR, VB>;
@@ -786,13 +801,7 @@ void check_cell_vectors(std::mt19937_64& g, int& runs) {
           for (T& v : a) v = rnd();
           for (T& v : b) v = rnd();
           for (T& v : init) v = rnd();
-          grain::impl::ContractProblem<T> p;
-          p.kernel = grain::ContractKernel::FieldFieldScalar;
-          p.C = C, p.L = L, p.R = R;
-          p.x[2] = K, p.ax[2] = C * L, p.bx[2] = C * R;
-          p.a_c = 1, p.a_l = C, p.b_c = 1, p.b_r = C, p.o_c = 1, p.o_l = C, p.o_r = C * L;
-          p.canonicalize();
-          p.a = a.data(), p.b = b.data();
+          grain::impl::ContractProblem<T> p = left_cells_problem(C, L, R, K, a.data(), b.data());
           ASSERT_TRUE(grain::impl::host_cell_vectors(p, int(W)));
           for (grain::index_type kc : {K, grain::index_type(3)})
             for (bool sum_into : {false, true})
@@ -855,13 +864,7 @@ TEST(ContractBlockCellVectors, AheadWalksTheNextPacking) {
   constexpr index_type W = Kern::W;
   const index_type C = 7 * W + 5, L = 5, R = 9, K = 40;
   std::vector<float> a(std::size_t(C * L * K)), b(std::size_t(C * R * K));
-  grain::impl::ContractProblem<float> p;
-  p.kernel = grain::ContractKernel::FieldFieldScalar;
-  p.C = C, p.L = L, p.R = R;
-  p.x[2] = K, p.ax[2] = C * L, p.bx[2] = C * R;
-  p.a_c = 1, p.a_l = C, p.b_c = 1, p.b_r = C, p.o_c = 1, p.o_l = C, p.o_r = C * L;
-  p.canonicalize();
-  p.a = a.data(), p.b = b.data();
+  const grain::impl::ContractProblem<float> p = left_cells_problem(C, L, R, K, a.data(), b.data());
   for (index_type kc : {K, index_type(16)})
     for (index_type g : {1, 2, 3}) {
       const Kern k{p, kc, g, false};
@@ -892,18 +895,14 @@ TEST(ContractBlockCellVectors, AheadWalksTheNextPacking) {
           ah.step();
         }
         EXPECT_EQ(ah.op, 2) << "more lines than the packing's " << lines;
-        if (last_k0 > 0) EXPECT_EQ(k.ahead_of(c0, g, 0, kc, 7).op, 2) << "prefetches from an earlier chunk";
+        if (last_k0 > 0) {
+          EXPECT_EQ(k.ahead_of(c0, g, 0, kc, 7).op, 2) << "prefetches from an earlier chunk";
+        }
       }
     }
   // A packing over kHostCellAheadBytes: none.
   std::vector<float> big_a(std::size_t(64 * W * 8 * 600)), big_b(big_a.size());
-  grain::impl::ContractProblem<float> q = p;
-  q.C = 64 * W, q.L = q.R = 8;
-  q.x[2] = 600, q.ax[2] = q.C * 8, q.bx[2] = q.C * 8;
-  q.a_l = q.b_r = q.o_l = q.C, q.o_r = q.C * 8;
-  q.canonicalize();
-  q.a = big_a.data(), q.b = big_b.data();
-  const Kern big{q, 600, 8, false};  // 8 groups x 16 rows x 600 indices x 64 bytes: 4.7 MiB
+  const Kern big{left_cells_problem(64 * W, 8, 8, 600, big_a.data(), big_b.data()), 600, 8, false};  // 8 groups x 16 rows x 600 indices x 64 bytes: 4.7 MiB
   EXPECT_EQ(big.ahead_of(0, 8, 0, 600, 8).op, 2);
 }
 
