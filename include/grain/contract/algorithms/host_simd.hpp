@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "grain/core/config.hpp"
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <cpuid.h>
 #include <immintrin.h>
 #define GRAIN_HOST_CPUID 1
