@@ -184,7 +184,7 @@ struct HostLinePrefetcher {
   }
 };
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCOMPILER) && \
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
     !defined(__INTEL_COMPILER)
 #define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
 
