@@ -657,17 +657,18 @@ auto with_backend(const std::string& b, F&& f) {
   return f(Serial());
 }
 
-// Ceilings of the run: copy bandwidth of the back end's memory and the vendor GEMM peak. The
-// first call sets them; later calls (`again`) measure once more, the copy alone unless `gemm`,
-// and keep the highest (Report::raise_ceilings): the suite re-measures the copy after every shape
-// and both at the end, because on a shared machine one early measurement may fall in a slow
-// moment (here, the EPYC of session 16: 29 GB/s at one run's start, 46-55 in others).
-// Bytes per buffer of the copy that sets the bandwidth ceiling.
+// Bytes per buffer of the copy that sets the bandwidth ceiling (measure_ceilings, and the CPU
+// suite's copies around each row).
 std::size_t ceiling_copy_bytes(const std::string& backend, double budget_mib) {
   return static_cast<std::size_t>(std::min(1024.0, std::max(backend == "cuda" ? 256.0 : 64.0, budget_mib)) *
                                   1048576.0);
 }
 
+// Ceilings of the run: copy bandwidth of the back end's memory and the vendor GEMM peak. The
+// first call sets them; later calls (`again`) measure once more, the copy alone unless `gemm`,
+// and keep the highest (Report::raise_ceilings): the suite re-measures the copy after every shape
+// and both at the end, because on a shared machine one early measurement may fall in a slow
+// moment (here, the EPYC of session 16: 29 GB/s at one run's start, 46-55 in others).
 void measure_ceilings(Report& rep, const std::string& backend, double budget_mib, bool again = false,
                       bool gemm = true) {
   const std::size_t copy_bytes = ceiling_copy_bytes(backend, budget_mib);

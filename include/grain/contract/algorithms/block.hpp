@@ -588,14 +588,14 @@ struct ContractBlockHostDotKernel {
 // prefetcht2 level with prefetcht1. Level at Q1.
 inline constexpr index_type kHostCellPrefetchK = 4;
 
-// ContractBlockHostCellVecKernel prefetches the lines of its next packing (the next chunk of K of
-// its groups, else the next team's first chunk) into L2 while the current one's register blocks
-// run, spread evenly over them, where that packing takes at most this many bytes. Session 32, the
-// 2-core Zen 5, LayoutLeft, 2 threads, two alternating rounds (docs/performance.md): FieldField
-// Scalar Q1 (a 128 KiB packing) 13.6-14.1 -> 11.4-11.7 ms in float and double; FieldFieldVector
-// Q1 (384 KiB) and FieldFieldTensor Q1 (1 MiB) level or up to 6% slower with any share of it;
-// session 30 measured larger packings (Q2-Q4, up to 4 MiB) 3-40% slower with it, the prefetches
-// evicting the current panels from the 1 MiB L2.
+// ContractBlockHostCellVecKernel prefetches the lines of the next team's first packed chunk into
+// L2 while its last chunk's register blocks run, spread evenly over them, where that chunk takes
+// at most this many bytes. Session 32, the 2-core Zen 5, LayoutLeft, 2 threads, alternating rounds
+// with 8 groups a team (docs/performance.md): FieldFieldScalar Q1 (a 64 KiB chunk) 13.4-15.0 ->
+// 10.2-10.3 ms, FieldFieldVector Q1 (192 KiB) 11.3-14.7 -> 9.8-10.3; prefetching a team's own next
+// chunk of K as well (FieldFieldTensor Q1) was level or up to 30% slower, and session 30 measured
+// packings of 1-4 MiB (Q2-Q4) 3-40% slower with prefetches, which evicted the current panels
+// from the 1 MiB L2.
 inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
 
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
@@ -738,18 +738,18 @@ struct ContractBlockHostCellVecKernel {
     }
   };
 
-  // The Ahead of the packing after the chunk (c0, g groups, k0, kn), spread over `blocks` register
-  // blocks; none where that packing exceeds kHostCellAheadBytes or there is no next one in this
-  // team (its last chunk; the next team's first chunk where this one is its only chunk).
+  // The Ahead of the next team's first chunk (its whole groups, from cells c0 + g W), made during
+  // this team's last chunk (k0, kn) and spread over `blocks` register blocks; none during an
+  // earlier chunk, for the last team, or where that chunk exceeds kHostCellAheadBytes.
   Ahead ahead_of(index_type c0, index_type g, index_type k0, index_type kn, index_type blocks) const {
     Ahead a;
     if (k0 + kn < p.K) return a;  // not the team's last chunk
     const index_type nc = c0 + g * W;
     const index_type ng = nc < p.C ? ((p.C - nc) / W < g ? (p.C - nc) / W : g) : 0;
-    const index_type nk = 0, nkn = p.K < kc ? p.K : kc;
+    const index_type nkn = p.K < kc ? p.K : kc;
     const index_type lines = ng * (p.L + p.R) * nkn;
     if (ng <= 0 || lines * W * static_cast<index_type>(sizeof(T)) > kHostCellAheadBytes) return a;
-    a.base[0] = p.a + nc + nk * p.a_s0, a.base[1] = p.b + nc + nk * p.b_s0;
+    a.base[0] = p.a + nc, a.base[1] = p.b + nc;
     a.rows[0] = p.L, a.rows[1] = p.R, a.rs[0] = p.a_l, a.rs[1] = p.b_r, a.ks[0] = p.a_s0, a.ks[1] = p.b_s0;
     a.kn = nkn, a.g = ng, a.op = 0;
     a.share = static_cast<int>((lines + blocks - 1) / blocks);
