@@ -665,7 +665,8 @@ struct HostCellsCase {
 };
 
 // block's CPU kernel for cells of one short panel (ContractBlockHostCellKernel), called directly
-// on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one),
+// on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one;
+// NR - 3, or NR - 1 where NR is 2 or 3 with SSE2's 16-byte vectors),
 // L = 8 and 13 (unequal row blocks), K = 8, 24 and 72 (where K NR fits kHostCellPanel), the next
 // cell prefetched by lines or not, whole cells 2 ahead or not, overwrite (NaN-poisoned out) and
 // sum_into (HostCellsCase).
@@ -673,7 +674,7 @@ template <class T, int NR, int MR>
 void check_block_cells(std::mt19937_64& g) {
   int runs = 0;
   for (grain::index_type L : {8, 13})
-    for (grain::index_type R : {grain::index_type(NR), grain::index_type(NR - 3)})
+    for (grain::index_type R : {grain::index_type(NR), grain::index_type(NR > 3 ? NR - 3 : NR - 1)})
       for (grain::index_type K : {8, 24, 72}) {
         if (K * NR > grain::impl::kHostCellPanel) continue;  // the kernel's precondition
         HostCellsCase<T> cells(g, 5, L, R, K, R, 1);
