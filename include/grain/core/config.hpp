@@ -43,7 +43,7 @@
 // Unroll the loop that follows completely (its trip count a small compile-time constant) in GCC's
 // host code, so that arrays of vector registers indexed by it stay in registers instead of the
 // stack. Empty elsewhere.
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
 #define GRAIN_HOST_UNROLL _Pragma("GCC unroll 16")
 #else
 #define GRAIN_HOST_UNROLL

@@ -1,10 +1,12 @@
 // Host helpers for the contraction kernels' CPU paths: the host's vector width, W x W transposes
 // of W-element vectors in registers (GCC vector extensions), the CPU vendor, and the prefetches.
 //
-// GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, outside nvcc's
-// translation units (nvcc's front end is not asked to parse GCC's __builtin_shuffle). Clang (which
-// has __builtin_shufflevector instead), NVHPC and the classic Intel compiler also define __GNUC__;
-// they are left out, untested. Elsewhere callers keep scalar loops.
+// GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, nvcc's host pass
+// included (the CPU back ends of a CUDA-enabled build run the same kernels as a host-only build's;
+// until session 33 this keyed on __CUDACC__ and left them 3-7x slower there), never nvcc's device
+// pass (__CUDA_ARCH__). Clang (which has __builtin_shufflevector instead), NVHPC and the classic
+// Intel compiler also define __GNUC__; they are left out, untested. Elsewhere callers keep scalar
+// loops.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +16,7 @@
 #include <utility>
 
 #include "grain/core/config.hpp"
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDA_ARCH__)
 #include <cpuid.h>
 #include <immintrin.h>
 #define GRAIN_HOST_CPUID 1
@@ -52,7 +54,7 @@ inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
 }
 
 // Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
-// translation units, which run no CPU kernels). The CPU `flat` reads DataField's long rows one
+// device pass, which runs no CPU kernels). The CPU `flat` reads DataField's long rows one
 // field at a time there: the one measured AMD machine (an EPYC, Zen 4) read one stream 1.2-1.8x
 // faster than W side by side, the one measured Intel machine (the GPU machine's Xeon) 1.2-1.6x
 // slower (docs/performance.md, session 15). The vendor comes from CPUID, not from the model name
@@ -184,7 +186,7 @@ struct HostLinePrefetcher {
   }
 };
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCOMPILER) && \
     !defined(__INTEL_COMPILER)
 #define GRAIN_HOST_SHUFFLE_TRANSPOSE 1
 
@@ -281,7 +283,7 @@ struct HostVector {
 #endif
 
 // Streaming stores (host_stream_run) where this compiler sees AVX-512 and the intrinsics' header
-// (not under nvcc, which compiles the engine in the CUDA build).
+// (GCC host code, nvcc's host pass included).
 #if defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
 #define GRAIN_HOST_STREAM_STORES 1
 #endif
