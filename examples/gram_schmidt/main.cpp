@@ -1,52 +1,9 @@
 // gram_schmidt [rows]: Modified Gram-Schmidt QR of a rows x 32 multivector (default 100000) with
 // grain's level-1 operations and with the hand-written version(s), on every back end present;
 // prints ||Q^T Q - I||, ||A - QR|| / ||A|| and the times.
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-
-#include "gram_schmidt/gram_schmidt.hpp"
-#include "gram_schmidt/gram_schmidt_hand.hpp"
-
-namespace ex = grain::examples;
-
-template <class Exec, class MV, class Fn>
-bool factor(const char* who, const MV& a0, Fn&& fn) {
-  MV q(grain::WithoutInitializing, "q", a0.extent(0), a0.extent(1));
-  grain::deep_copy(q, a0);
-  ex::HostMatrix r("r", a0.extent(1), a0.extent(1));
-  Exec().fence();
-  const auto t0 = std::chrono::steady_clock::now();
-  fn(q, r);
-  Exec().fence();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double orth = ex::mgs_orthogonality_error<Exec>(q);
-  const double res = ex::mgs_residual<Exec>(a0, q, r);
-  const bool ok = orth <= 1e-12 && res <= 1e-14;
-  std::printf("%-7s %-12s ||Q^TQ - I|| %.2e  ||A - QR||/||A|| %.2e  %8.3f ms  %s\n", Exec::name(),
-              who, orth, res, s * 1e3, ok ? "ok" : "FAILED");
-  return ok;
-}
-
-template <class Exec>
-bool run(long long n) {
-  using MV = grain::View<double**, grain::LayoutLeft, typename Exec::memory_space>;
-  MV a0(grain::WithoutInitializing, "a", n, ex::kGramSchmidtColumns);
-  ex::fill_multivector<Exec>(a0, 11);
-  bool ok = factor<Exec>("grain", a0, [](const MV& q, const ex::HostMatrix& r) {
-    ex::modified_gram_schmidt<Exec>(q, r);
-  });
-  ok = factor<Exec>("hand-written", a0, [](const MV& q, const ex::HostMatrix& r) {
-         ex::mgs_hand<Exec>(q, r);
-       }) && ok;
-#if defined(GRAIN_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, grain::Cuda>)
-    ok = factor<Exec>("cublas", a0, [](const MV& q, const ex::HostMatrix& r) {
-           ex::mgs_cublas(q.data(), q.extent(0), static_cast<int>(q.extent(1)), r.data());
-         }) && ok;
-#endif
-  return ok;
-}
+//
+// This file is C++ (GCC compiles it in every build); main_cuda.cu runs the GPU part.
+#include "gram_schmidt/run.hpp"
 
 int main(int argc, char** argv) {
   const long long n = argc > 1 ? std::atoll(argv[1]) : 100000;
@@ -59,8 +16,8 @@ int main(int argc, char** argv) {
 #if defined(GRAIN_ENABLE_OPENMP)
     ok = run<grain::OpenMP>(n) && ok;
 #endif
-#if GRAIN_CUDA_LAUNCH_AVAILABLE
-    if (grain::impl::cuda_device_count() > 0) ok = run<grain::Cuda>(n) && ok;
+#if defined(GRAIN_ENABLE_CUDA)
+    ok = run_cuda(n) && ok;
 #endif
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

@@ -1,0 +1,5 @@
+// The gram_schmidt example on the GPU: run<grain::Cuda> (run.hpp), in a CUDA translation unit; nothing
+// to run (true) where no GPU is visible.
+#include "gram_schmidt/run.hpp"
+
+bool run_cuda(long long n) { return grain::impl::cuda_device_count() == 0 || run<grain::Cuda>(n); }
