@@ -31,6 +31,14 @@ if has tests; then
     say "TEST $name rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/$name.log" | tr '\n' ' ')"
     grep -E '^\[  FAILED  \]' "$out/r/$name.log" | head -20 | tee -a "$log"
   done
+  # The example programs: each checks the portable kernel and the hand-written one on every back
+  # end present (the GPU's part from its main_cuda.cu).
+  for e in "$C"/examples/*; do
+    [ -x "$e" ] || continue
+    name=$(basename "$e")
+    "$e" 100000 > "$out/r/example_$name.log" 2>&1
+    say "EXAMPLE $name rc=$? $(grep -c ' ok' "$out/r/example_$name.log") ok lines, $(grep -c FAILED "$out/r/example_$name.log") FAILED"
+  done
   # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build).
   # SANITIZE selects suites by an extended regular expression on the name (default: all); SANITIZE_TIMEOUT bounds each run.
   for t in "$C"/tests/grain_*_tests; do

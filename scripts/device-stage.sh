@@ -20,6 +20,9 @@ fi
 rm -rf .device-carry && mkdir -p .device-carry/tests
 cp "$build/apps/grain/grain" .device-carry/
 for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
+# The example programs (scripts/device-run.sh tests runs them on every back end there).
+mkdir -p .device-carry/examples
+for e in hex_gradient gram_schmidt; do [ -x "$build/examples/$e" ] && cp "$build/examples/$e" .device-carry/examples/; done
 # Optional: a CPU-only grain built for x86-64-v3 (AVX2 + FMA), for the CPU comparisons there:
 #   cmake -S . -B build/cpu-v3 -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAIN_ENABLE_CUDA=OFF \
 #     -DGRAIN_ENABLE_OPENBLAS=ON -DGRAIN_OPENBLAS_LIB="/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a;/usr/lib/gcc/x86_64-linux-gnu/12/libgfortran.a;/usr/lib/gcc/x86_64-linux-gnu/12/libquadmath.a;-lpthread" \
@@ -27,10 +30,10 @@ for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
 #     -DGRAIN_ENABLE_TESTS=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3 && ninja -C build/cpu-v3 grain_cli
 # (OpenBLAS linked statically: the GPU machine has no Debian packages.)
 if [ -x build/cpu-v3/apps/grain/grain ]; then cp build/cpu-v3/apps/grain/grain .device-carry/grain-cpu-v3; fi
-strip .device-carry/grain* .device-carry/tests/* 2>/dev/null || true
+strip .device-carry/grain* .device-carry/tests/* .device-carry/examples/* 2>/dev/null || true
 # Every binary compressed (xz: 49 MB -> 11 MB in session 20, when the binaries and the tracked
 # tree together passed the device tool's 64 MiB); scripts/device-unpack.sh (which
 # scripts/device-run.sh calls) unpacks them there. Commands of one's own start with
 # `bash scripts/device-unpack.sh;`.
-xz -T2 -6 -f .device-carry/grain* .device-carry/tests/*
+xz -T2 -6 -f .device-carry/grain* .device-carry/tests/* .device-carry/examples/*
 du -sh .device-carry
