@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Collects the GPU machine's payload from a `device`-preset build into .device-carry/ (ignored by
-# git): the grain tool and every test binary. Those binaries link libstdc++/libgomp/zlib/cudart
+# git): the grain tool, every test binary and the example programs. Those binaries link libstdc++/libgomp/zlib/cudart
 # statically and cuBLAS dynamically (the GPU machine has the CUDA runtime and cuBLAS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +10,9 @@ build=${1:-build/device}
 # built nothing and the staged binaries were stale (`ninja -C build/device -t deps OBJECT` showed
 # "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them. Sources are checked
 # against the newest binary: a change to one test's source relinks that test alone (session 20).
-newest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests | head -1)
-newer=$(find include src apps bench tests -type f -newer "$newest" | head -5)
+newest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests "$build"/examples/hex_gradient \
+  "$build"/examples/gram_schmidt 2>/dev/null | head -1)
+newer=$(find include src apps bench tests examples -type f -newer "$newest" | head -5)
 if [ -n "$newer" ] || ! ninja -C "$build" -n 2>/dev/null | grep -q "no work to do"; then
   echo "device-stage: the build is not up to date, or sources are newer than $newest (rebuild first; if ninja has no work, ninja -C $build -t clean):" >&2
   echo "$newer" >&2
@@ -22,7 +23,10 @@ cp "$build/apps/grain/grain" .device-carry/
 for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
 # The example programs (scripts/device-run.sh tests runs them on every back end there).
 mkdir -p .device-carry/examples
-for e in hex_gradient gram_schmidt; do [ -x "$build/examples/$e" ] && cp "$build/examples/$e" .device-carry/examples/; done
+for e in hex_gradient gram_schmidt; do
+  [ -x "$build/examples/$e" ] || { echo "device-stage: $build/examples/$e is missing (build it first)" >&2; exit 1; }
+  cp "$build/examples/$e" .device-carry/examples/
+done
 # Optional: a CPU-only grain built for x86-64-v3 (AVX2 + FMA), for the CPU comparisons there:
 #   cmake -S . -B build/cpu-v3 -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAIN_ENABLE_CUDA=OFF \
 #     -DGRAIN_ENABLE_OPENBLAS=ON -DGRAIN_OPENBLAS_LIB="/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a;/usr/lib/gcc/x86_64-linux-gnu/12/libgfortran.a;/usr/lib/gcc/x86_64-linux-gnu/12/libquadmath.a;-lpthread" \

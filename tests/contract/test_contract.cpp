@@ -666,7 +666,7 @@ struct HostCellsCase {
 
 // block's CPU kernel for cells of one short panel (ContractBlockHostCellKernel), called directly
 // on every path: R = NR (whole vector rows) and R < NR (a zero-filled panel, stores one by one;
-// NR - 3, or NR - 1 where NR is 2 or 3 with SSE2's 16-byte vectors),
+// NR - 3, or NR - 1 where NR is 2: SSE2's 16-byte vectors of doubles),
 // L = 8 and 13 (unequal row blocks), K = 8, 24 and 72 (where K NR fits kHostCellPanel), the next
 // cell prefetched by lines or not, whole cells 2 ahead or not, overwrite (NaN-poisoned out) and
 // sum_into (HostCellsCase).

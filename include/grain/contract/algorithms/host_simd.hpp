@@ -4,9 +4,10 @@
 // GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, nvcc's host pass
 // included (the CPU back ends of a CUDA-enabled build run the same kernels as a host-only build's;
 // until session 33 this keyed on __CUDACC__ and left them 3-7x slower there), never nvcc's device
-// pass (__CUDA_ARCH__). Clang (which has __builtin_shufflevector instead), NVHPC and the classic
-// Intel compiler also define __GNUC__; they are left out, untested. Elsewhere callers keep scalar
-// loops.
+// pass (__CUDA_ARCH__). nvcc's front end then parses GCC's vector types, __builtin_shuffle, the
+// register constraints and <immintrin.h>: nvcc 13 with GCC 12 accepts them; other pairings are
+// untested. Clang (which has __builtin_shufflevector instead), NVHPC and the classic Intel
+// compiler also define __GNUC__; they are left out, untested. Elsewhere callers keep scalar loops.
 #pragma once
 
 #include <cstddef>
