@@ -43,7 +43,7 @@ inline Inputs make_inputs(std::size_t n) {
 }
 
 inline Row row(const char* kernel, std::size_t n, const std::string& algo, const Timing& t, double bytes,
-        double flops, bool verified) {
+               double flops, bool verified) {
   return size_row(kernel, static_cast<long long>(n), algo, t.ms, t.ms_min, bytes, flops, verified);
 }
 

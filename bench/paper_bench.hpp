@@ -49,7 +49,7 @@ inline std::vector<long long> problem_sizes(long long lo, long long hi) {
 }
 
 inline Row make_row(const char* kernel, long long n, const std::string& algo, const Timing& t,
-             double bytes, double flops, bool verified, const Report& rep) {
+                    double bytes, double flops, bool verified, const Report& rep) {
   Row r = size_row(kernel, n, algo, t.ms, t.ms_min, bytes, flops, verified);
   r.C = n;
   // Each row carries the ceiling and thread count it was judged against: a --backend all file
