@@ -13,7 +13,10 @@ void hex_gradient_hand_openmp(const double* coords, double* grads, std::size_t e
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const HexShapeDerivatives s = shape;
-#pragma omp for schedule(static)
+    // `simd`: vectorized across elements, as a hand-tuned loop would be. Without it GCC 12
+    // compiled the loop to scalar arithmetic and this baseline ran 1.8x slower than grain's kernel
+    // (session 34), a comparison that flattered grain.
+#pragma omp for simd schedule(static)
   for (long long e = 0; e < n; ++e) {
     const double* xe = x + e * 24;
     double* ge = g + e * 24;
