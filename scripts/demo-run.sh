@@ -2,7 +2,8 @@
 # The demo itself, given the grain binary: what the machine has, then each capability at a small
 # size on every back end present.
 set -euo pipefail
-grain=${1:?usage: demo-run.sh path/to/grain}
+grain=${1:?usage: demo-run.sh path/to/grain [path/to/examples/poisson]}
+poisson=${2:-}
 echo "== grain info"
 "$grain" info
 echo
@@ -20,3 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== paper: hexahedral basis gradients and Modified Gram-Schmidt, grain against hand-written (small sizes)"
 "$grain" bench paper --backend all --max-n 100000 --reps 5
+if [ -n "$poisson" ]; then
+  echo
+  echo "== finite elements: -lap u + u = f on the unit cube, element matrices by the contractions, assembled and solved by CG on every back end"
+  "$poisson" 32
+fi

@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default >/dev/null
-cmake --build --preset default --target grain_cli
-exec bash scripts/demo-run.sh build/default/apps/grain/grain
+cmake --build --preset default --target grain_cli example_poisson
+exec bash scripts/demo-run.sh build/default/apps/grain/grain build/default/examples/poisson

@@ -11,7 +11,7 @@ build=${1:-build/device}
 # "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them. Sources are checked
 # against the newest binary: a change to one test's source relinks that test alone (session 20).
 newest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests "$build"/examples/hex_gradient \
-  "$build"/examples/gram_schmidt 2>/dev/null | head -1)
+  "$build"/examples/gram_schmidt "$build"/examples/poisson 2>/dev/null | head -1)
 newer=$(find include src apps bench tests examples -type f -newer "$newest" | head -5)
 if [ -n "$newer" ] || ! ninja -C "$build" -n 2>/dev/null | grep -q "no work to do"; then
   echo "device-stage: the build is not up to date, or sources are newer than $newest (rebuild first; if ninja has no work, ninja -C $build -t clean):" >&2
@@ -23,7 +23,7 @@ cp "$build/apps/grain/grain" .device-carry/
 for t in "$build"/tests/*/grain_*_tests; do cp "$t" .device-carry/tests/; done
 # The example programs (scripts/device-run.sh tests runs them on every back end there).
 mkdir -p .device-carry/examples
-for e in hex_gradient gram_schmidt; do
+for e in hex_gradient gram_schmidt poisson; do
   [ -x "$build/examples/$e" ] || { echo "device-stage: $build/examples/$e is missing (build it first)" >&2; exit 1; }
   cp "$build/examples/$e" .device-carry/examples/
 done

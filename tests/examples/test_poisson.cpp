@@ -1,0 +1,251 @@
+// Finite-element assembly with the contractions (examples/poisson): the element matrices against
+// an independent host computation, their identities, the patch test, second-order convergence,
+// and the errors for bad input; on every back end.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "grain_test.hpp"
+#include "poisson/poisson.hpp"
+
+namespace {
+
+namespace ex = grain::examples;
+
+template <class V>
+auto to_host(const V& v) {
+  auto h = grain::create_mirror_view(v);
+  grain::deep_copy(h, v);
+  return h;
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const grain::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Element matrices of one cell computed directly: its own Gauss points, basis from the product
+// formula, the physical gradients by Gaussian elimination on J^T g = dN/dxi (no cofactors), det J
+// by the rule of Sarrus.
+struct HostElement {
+  double K[8][8] = {}, M[8][8] = {}, b[8] = {};
+};
+
+HostElement host_element(const double (&xe)[8][3], const ex::PoissonData& data) {
+  const int sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                          {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+  const double g = std::sqrt(1.0 / 3.0);
+  HostElement e;
+  for (int pz = 0; pz < 2; ++pz)
+    for (int py = 0; py < 2; ++py)
+      for (int px = 0; px < 2; ++px) {
+        const double xi[3] = {px ? -g : g, py ? -g : g, pz ? -g : g};
+        double N[8], dN[8][3];
+        for (int k = 0; k < 8; ++k) {
+          N[k] = 1.0 / 8.0;
+          for (int j = 0; j < 3; ++j) N[k] *= 1.0 + sign[k][j] * xi[j];
+          for (int j = 0; j < 3; ++j) {
+            double v = sign[k][j] / 8.0;
+            for (int m = 0; m < 3; ++m)
+              if (m != j) v *= 1.0 + sign[k][m] * xi[m];
+            dN[k][j] = v;
+          }
+        }
+        double jt[3][3] = {}, xq[3] = {};  // jt[j][i] = dx_i / dxi_j
+        for (int k = 0; k < 8; ++k)
+          for (int i = 0; i < 3; ++i) {
+            xq[i] += N[k] * xe[k][i];
+            for (int j = 0; j < 3; ++j) jt[j][i] += xe[k][i] * dN[k][j];
+          }
+        const double det = jt[0][0] * jt[1][1] * jt[2][2] + jt[0][1] * jt[1][2] * jt[2][0] +
+                           jt[0][2] * jt[1][0] * jt[2][1] - jt[0][2] * jt[1][1] * jt[2][0] -
+                           jt[0][0] * jt[1][2] * jt[2][1] - jt[0][1] * jt[1][0] * jt[2][2];
+        double grad[8][3];
+        for (int k = 0; k < 8; ++k) {
+          double a[3][4];
+          for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) a[r][c] = jt[r][c];
+            a[r][3] = dN[k][r];
+          }
+          for (int c = 0; c < 3; ++c) {
+            int piv = c;
+            for (int r = c + 1; r < 3; ++r)
+              if (std::abs(a[r][c]) > std::abs(a[piv][c])) piv = r;
+            for (int q = 0; q < 4; ++q) std::swap(a[c][q], a[piv][q]);
+            for (int r = c + 1; r < 3; ++r) {
+              const double f = a[r][c] / a[c][c];
+              for (int q = c; q < 4; ++q) a[r][q] -= f * a[c][q];
+            }
+          }
+          for (int r = 2; r >= 0; --r) {
+            double s = a[r][3];
+            for (int q = r + 1; q < 3; ++q) s -= a[r][q] * grad[k][q];
+            grad[k][r] = s / a[r][r];
+          }
+        }
+        const double f = data.source(xq);
+        for (int l = 0; l < 8; ++l) {
+          e.b[l] += f * N[l] * det;
+          for (int r = 0; r < 8; ++r) {
+            e.M[l][r] += N[l] * N[r] * det;
+            for (int d = 0; d < 3; ++d) e.K[l][r] += grad[l][d] * grad[r][d] * det;
+          }
+        }
+      }
+  return e;
+}
+
+template <class Exec>
+void check_element_matrices() {
+  const ex::PoissonData data{1.0, true};
+  ex::PoissonProblem<Exec> problem(3, 0.15, data);
+  problem.setup();
+  grain::test::poison(problem.stiffness());
+  grain::test::poison(problem.mass());
+  grain::test::poison(problem.load());
+  problem.geometry();
+  problem.contract_elements();
+  const auto K = to_host(problem.stiffness());
+  const auto M = to_host(problem.mass());
+  const auto b = to_host(problem.load());
+  const auto x = to_host(problem.coordinates());
+  const auto conn = to_host(problem.connectivity());
+  double volume = 0;
+  for (std::size_t c = 0; c < K.extent(0); ++c) {
+    double xe[8][3];
+    for (int k = 0; k < 8; ++k)
+      for (int d = 0; d < 3; ++d) xe[k][d] = x(conn(c, k), d);
+    const HostElement ref = host_element(xe, data);
+    for (int l = 0; l < 8; ++l) {
+      ASSERT_TRUE(grain::test::near(b(c, l), ref.b[l], 1e-12)) << "cell " << c << " b(" << l << ")";
+      double row = 0, scale = 0;
+      for (int r = 0; r < 8; ++r) {
+        ASSERT_TRUE(grain::test::near(K(c, l, r), ref.K[l][r], 1e-12)) << "cell " << c << " K(" << l << "," << r << ")";
+        ASSERT_TRUE(grain::test::near(M(c, l, r), ref.M[l][r], 1e-13)) << "cell " << c << " M(" << l << "," << r << ")";
+        ASSERT_TRUE(grain::test::near(K(c, l, r), K(c, r, l), 1e-13)) << "K symmetric, cell " << c;
+        ASSERT_TRUE(grain::test::near(M(c, l, r), M(c, r, l), 1e-15)) << "M symmetric, cell " << c;
+        row += K(c, l, r);
+        scale += std::abs(K(c, l, r));
+        volume += M(c, l, r);
+      }
+      // Constants are in the kernel of the stiffness matrix.
+      EXPECT_TRUE(std::abs(row) <= 1e-13 * scale) << "cell " << c << " row " << l << " sums to " << row;
+    }
+  }
+  // The map fixes the cube, and 2-point Gauss integrates det J of a trilinear element exactly.
+  EXPECT_TRUE(grain::test::near(volume, 1.0, 1e-13));
+}
+
+// A linear solution lies in the trilinear space (the element map is isoparametric), and the
+// quadrature integrates the consistency terms exactly: the discrete solution is the exact one,
+// at every node, on a distorted mesh.
+template <class Exec>
+void check_patch_test() {
+  ex::PoissonProblem<Exec> problem(5, 0.15, ex::PoissonData{1.0, false});
+  const ex::PoissonResult r = problem.solve(1e-14);
+  EXPECT_GT(r.iterations, 0);
+  EXPECT_LE(r.l2_error, 1e-11);
+  const auto u = to_host(problem.solution());
+  const auto x = to_host(problem.coordinates());
+  for (std::size_t g = 0; g < u.extent(0); ++g) {
+    const double xg[3] = {x(g, 0), x(g, 1), x(g, 2)};
+    ASSERT_TRUE(grain::test::near(u(g), problem.data().exact(xg), 1e-11)) << "node " << g;
+  }
+}
+
+// On the smooth solution the L2 error falls as h^2.
+template <class Exec>
+void check_convergence() {
+  double e[3];
+  int its[3];
+  for (int q = 0; q < 3; ++q) {
+    ex::PoissonProblem<Exec> problem(4 << q, 0.1, ex::PoissonData{1.0, true});
+    const ex::PoissonResult r = problem.solve();
+    e[q] = r.l2_error;
+    its[q] = r.iterations;
+    EXPECT_LE(r.residual, 1e-10);
+  }
+  for (int q = 1; q < 3; ++q) {
+    const double rate = std::log2(e[q - 1] / e[q]);
+    EXPECT_TRUE(rate >= 1.8 && rate <= 2.2) << "rate " << rate << " from n = " << (4 << (q - 1));
+  }
+  EXPECT_LT(e[2], 2e-3);
+  EXPECT_LT(its[0], its[2]);  // CG works harder on the finer mesh: it did run
+}
+
+// A tangled element is named, not solved.
+template <class Exec>
+void check_tangled_element_rejected() {
+  ex::PoissonProblem<Exec> problem(4, 0.0, ex::PoissonData{});
+  problem.setup();
+  // Node (1, 1, 1) (spacing 0.25) pushed past its neighbours inverts the cells around it.
+  problem.move_node(ex::cube_node(4, 1, 1, 1), 0.9, 0.9, 0.9);
+  const std::string msg = error_of([&] { problem.solve(); });
+  EXPECT_NE(msg.find("non-positive Jacobian determinant"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("poisson: cell "), std::string::npos) << msg;
+}
+
+template <class Exec>
+void check_solver_failure_reported() {
+  ex::PoissonProblem<Exec> problem(6, 0.1, ex::PoissonData{});
+  const std::string msg = error_of([&] { problem.solve(1e-10, 2); });
+  EXPECT_NE(msg.find("conjugate gradients did not reach a relative residual of 1e-10 in 2 iterations"),
+            std::string::npos)
+      << msg;
+}
+
+GRAIN_BACKEND_TEST(Poisson, ElementMatricesMatchHost) { check_element_matrices<TypeParam>(); }
+GRAIN_BACKEND_TEST(Poisson, PatchTest) { check_patch_test<TypeParam>(); }
+GRAIN_BACKEND_TEST(Poisson, SecondOrderConvergence) { check_convergence<TypeParam>(); }
+GRAIN_BACKEND_TEST(Poisson, TangledElementRejected) { check_tangled_element_rejected<TypeParam>(); }
+GRAIN_BACKEND_TEST(Poisson, SolverFailureReported) { check_solver_failure_reported<TypeParam>(); }
+
+TEST(Poisson, RejectsBadArguments) {
+  using P = ex::PoissonProblem<grain::Serial>;
+  EXPECT_NE(error_of([] { P(0, 0.1, ex::PoissonData{}); }).find("n >= 1 cells along each edge, got n = 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { P(4, 0.5, ex::PoissonData{}); }).find("distortion must be in [0, 0.2]"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { P(4, 0.1, ex::PoissonData{-1.0, true}); }).find("kappa must be >= 0, got -1"),
+            std::string::npos);
+}
+
+// The CSR column of a neighbour, as assembly computes it, against the pattern's own order.
+TEST(Poisson, ColumnPositionsFollowThePattern) {
+  const grain::index_type n = 3;
+  for (grain::index_type k = 0; k <= n; ++k)
+    for (grain::index_type j = 0; j <= n; ++j)
+      for (grain::index_type i = 0; i <= n; ++i) {
+        std::vector<grain::index_type> cols;
+        for (int c = -1; c <= 1; ++c)
+          for (int b = -1; b <= 1; ++b)
+            for (int a = -1; a <= 1; ++a) {
+              const grain::index_type ni = i + a, nj = j + b, nk = k + c;
+              if (ni < 0 || nj < 0 || nk < 0 || ni > n || nj > n || nk > n) continue;
+              ASSERT_EQ(ex::cube_column(n, i, j, k, a, b, c), static_cast<int>(cols.size()))
+                  << "node (" << i << "," << j << "," << k << ") neighbour (" << a << "," << b << "," << c << ")";
+              cols.push_back(ex::cube_node(n, ni, nj, nk));
+              // Interior rows, as assembly writes them: all 27 neighbours.
+              if (i > 0 && j > 0 && k > 0 && i < n && j < n && k < n) {
+                ASSERT_EQ(ex::cube_column(n, i, j, k, a, b, c), 9 * (c + 1) + 3 * (b + 1) + a + 1);
+              }
+            }
+        for (std::size_t q = 1; q < cols.size(); ++q) ASSERT_LT(cols[q - 1], cols[q]);
+      }
+}
+
+// hex_local_node inverts hex_corner.
+TEST(Poisson, LocalNodesRoundTrip) {
+  for (int r = 0; r < 8; ++r) {
+    int d[3];
+    ex::hex_corner(r, d);
+    EXPECT_EQ(ex::hex_local_node(d[0], d[1], d[2]), r);
+  }
+}
+
+}  // namespace
