@@ -11,16 +11,21 @@
 //   mass       M(c,l,r) = sum_p N_l(p) * [w_p det J(c,p) N_r(p)]   contract_field_field_scalar
 //   load       b(c,l)   = sum_p f(x(c,p)) * [w_p det J(c,p) N_l(p)] contract_data_field_scalar
 //
-// and the global matrix A = K + kappa M in CSR form, the Dirichlet rows, and a Jacobi-
-// preconditioned conjugate-gradient solve. Every step is a portable kernel (functors: the same
+// and the global matrix A = K + kappa M, the Dirichlet rows, and a Jacobi-preconditioned
+// conjugate-gradient solve. Every step is a portable kernel (functors: the same
 // code on Serial, OpenMP and CUDA; README, "Lambdas in CUDA-enabled builds"), every array a View
 // in the default layout of its space.
 //
 // The mesh is the unit cube under a smooth map that fixes its boundary (distortion 0: the
 // uniform grid), so every element is a general trilinear hexahedron, not a box, and the
-// Jacobian varies over each element. Assembly is by rows: each node's row gathers the entries of
-// the (up to 8) cells around it, so every entry is written by one thread and no atomics are
-// needed; the result does not depend on the back end's scheduling.
+// Jacobian varies over each element. A node couples to at most 27 nodes (its neighbours in the
+// grid), so A is stored as ELLPACK: 27 slots a row, values(N, 27) and cols(N, 27) in the default
+// layout of the space. On the GPU that is LayoutLeft, so the threads of a warp (consecutive rows)
+// read consecutive addresses for each slot; on the CPU LayoutRight, a row's slots contiguous. The
+// same source gives each back end its format, which CSR (rows of varying length, one after the
+// other) would not. Assembly is by rows: each node's row gathers the entries of the (up to 8)
+// cells around it, so every entry is written by one thread and no atomics are needed; the result
+// does not depend on the back end's scheduling.
 //
 // What the tests check (tests/examples/test_poisson.cpp): element matrices against a direct
 // computation on the host; symmetry, zero row sums of K, total mass = volume; the patch test
@@ -118,21 +123,16 @@ GRAIN_INLINE_FUNCTION int hex_local_node(int dx, int dy, int dz) {
   const int face = dy ? (dx ? 2 : 3) : (dx ? 1 : 0);
   return face + 4 * dz;
 }
-// The CSR pattern of node (i, j, k)'s row: its neighbours (i + a, j + b, k + c), a, b, c in
-// {-1, 0, 1} within the mesh, in increasing node number. Range of an offset along one dimension.
-GRAIN_INLINE_FUNCTION void cube_offsets(index_type i, index_type n, int& lo, int& count) {
-  lo = i > 0 ? -1 : 0;
-  count = (i < n ? 1 : 0) - lo + 1;
-}
-// The position of neighbour (a, b, c) within node (i, j, k)'s row.
-GRAIN_INLINE_FUNCTION int cube_column(index_type n, index_type i, index_type j, index_type k, int a, int b,
-                                      int c) {
-  int la, na, lb, nb, lc, nc;
-  cube_offsets(i, n, la, na);
-  cube_offsets(j, n, lb, nb);
-  cube_offsets(k, n, lc, nc);
-  (void)nc;
-  return ((c - lc) * nb + (b - lb)) * na + (a - la);
+// A row's 27 slots: slot 9 (c + 1) + 3 (b + 1) + a + 1 holds neighbour (i + a, j + b, k + c),
+// a, b, c in {-1, 0, 1}; slot 13 is the diagonal. Slots whose neighbour lies outside the mesh
+// (rows on the boundary) hold the row's own node with the value 0.
+inline constexpr int kStencil = 27;
+inline constexpr int kDiagonalSlot = 13;
+GRAIN_INLINE_FUNCTION int stencil_slot(int a, int b, int c) { return 9 * (c + 1) + 3 * (b + 1) + a + 1; }
+// Stored entries that are real (neighbour inside the mesh): 3 m - 2 per dimension, m = n + 1.
+inline index_type cube_nonzeros(index_type n) {
+  const index_type d = 3 * (n + 1) - 2;
+  return d * d * d;
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
@@ -163,6 +163,23 @@ struct CubeCells {  // connectivity
       hex_corner(r, d);
       conn(c, r) = static_cast<int>(cube_node(n, i + d[0], j + d[1], k + d[2]));
     }
+  }
+};
+
+template <class Space>
+struct CubePattern {  // cols(g, slot): the neighbour's node, or g where it is outside the mesh
+  index_type n;
+  View<int**, Space> cols;
+  GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
+    const index_type m = n + 1;
+    const index_type i = g % m, j = g / m % m, k = g / (m * m);
+    for (int c = -1; c <= 1; ++c)
+      for (int b = -1; b <= 1; ++b)
+        for (int a = -1; a <= 1; ++a) {
+          const index_type ni = i + a, nj = j + b, nk = k + c;
+          const bool inside = ni >= 0 && nj >= 0 && nk >= 0 && ni <= n && nj <= n && nk <= n;
+          cols(g, stencil_slot(a, b, c)) = static_cast<int>(inside ? cube_node(n, ni, nj, nk) : g);
+        }
   }
 };
 
@@ -236,8 +253,8 @@ struct AssembleRows {
   View<int**, Space> conn;
   View<double***, Space> K, M;  // (C, 8, 8)
   View<double**, Space> b;      // (C, 8)
-  View<int*, Space> row_ptr;
-  View<double*, Space> values, rhs, diag;
+  View<double**, Space> values; // (N, 27)
+  View<double*, Space> rhs, diag;
 
   GRAIN_INLINE_FUNCTION bool boundary(index_type i, index_type j, index_type k) const {
     return i == 0 || j == 0 || k == 0 || i == n || j == n || k == n;
@@ -245,18 +262,15 @@ struct AssembleRows {
   GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
     const index_type m = n + 1;
     const index_type i = g % m, j = g / m % m, k = g / (m * m);
-    const index_type begin = row_ptr(g), end = row_ptr(g + 1);
     if (boundary(i, j, k)) {
-      for (index_type q = begin; q < end; ++q) values(q) = 0.0;
+      for (int s = 0; s < kStencil; ++s) values(g, s) = s == kDiagonalSlot ? 1.0 : 0.0;
       double xg[3] = {x(g, 0), x(g, 1), x(g, 2)};
-      values(begin + cube_column(n, i, j, k, 0, 0, 0)) = 1.0;
       rhs(g) = data.exact(xg);
       diag(g) = 1.0;
       return;
     }
-    // An interior node's row has all 27 neighbours: neighbour (a, b, c) is entry 9 (c + 1) +
-    // 3 (b + 1) + a + 1 (cube_column). The row is summed here and written once.
-    double row[27] = {};
+    // The row is summed here and written once.
+    double row[kStencil] = {};
     double r_g = 0;
     // The 8 cells around an interior node: cell (i - 1 + ca, j - 1 + cb, k - 1 + cc).
     for (int cc = 0; cc < 2; ++cc)
@@ -268,7 +282,7 @@ struct AssembleRows {
           for (int r = 0; r < kHexNodes; ++r) {
             int d[3];
             hex_corner(r, d);
-            // Neighbour r of the cell is node g + (a, b, c):
+            // Node r of the cell is node g + (a, bb, c):
             const int a = ca - 1 + d[0], bb = cb - 1 + d[1], c = cc - 1 + d[2];
             const double v = K(cell, l, r) + data.kappa * M(cell, l, r);
             if (boundary(i + a, j + bb, k + c)) {
@@ -276,25 +290,25 @@ struct AssembleRows {
               double xc[3] = {x(gc, 0), x(gc, 1), x(gc, 2)};
               r_g -= v * data.exact(xc);
             } else {
-              row[9 * (c + 1) + 3 * (bb + 1) + a + 1] += v;
+              row[stencil_slot(a, bb, c)] += v;
             }
           }
         }
-    for (int q = 0; q < 27; ++q) values(begin + q) = row[q];
-    (void)end;
+    for (int s = 0; s < kStencil; ++s) values(g, s) = row[s];
     rhs(g) = r_g;
-    diag(g) = row[13];
+    diag(g) = row[kDiagonalSlot];
   }
 };
 
-// y = A x (CSR).
+// y = A x (ELLPACK, 27 slots a row).
 template <class Space>
-struct CsrMultiply {
-  View<int*, Space> row_ptr, col;
-  View<double*, Space> values, x, y;
+struct EllMultiply {
+  View<int**, Space> cols;
+  View<double**, Space> values;
+  View<double*, Space> x, y;
   GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
     double s = 0;
-    for (index_type q = row_ptr(g); q < row_ptr(g + 1); ++q) s += values(q) * x(col(q));
+    for (int q = 0; q < kStencil; ++q) s += values(g, q) * x(cols(g, q));
     y(g) = s;
   }
 };
@@ -402,7 +416,7 @@ class PoissonProblem {
   PoissonResult solve(double tol = 1e-10, int max_iterations = 0) {
     if (!ready_) setup();
     PoissonResult res;
-    res.cells = cells(), res.nodes = nodes(), res.nonzeros = nnz_;
+    res.cells = cells(), res.nodes = nodes(), res.nonzeros = cube_nonzeros(n_);
     const double t0 = now();
     geometry();
     Exec().fence();
@@ -422,7 +436,7 @@ class PoissonProblem {
     return res;
   }
 
-  // The mesh, the CSR pattern and every array (zero-filled).
+  // The mesh, the matrix pattern and every array (zero-filled).
   void setup() {
     const index_type C = cells(), N = nodes();
     x_ = View<double**, Space>("poisson_x", N, 3);
@@ -437,8 +451,9 @@ class PoissonProblem {
     K_ = View<double***, Space>("poisson_K", C, 8, 8);
     M_ = View<double***, Space>("poisson_M", C, 8, 8);
     b_ = View<double**, Space>("poisson_b", C, 8);
-    build_pattern();
-    values_ = View<double*, Space>("poisson_values", nnz_);
+    cols_ = View<int**, Space>("poisson_cols", N, kStencil);
+    values_ = View<double**, Space>("poisson_values", N, kStencil);
+    parallel_for(RangePolicy<Exec>(0, N), CubePattern<Space>{n_, cols_});
     rhs_ = View<double*, Space>("poisson_rhs", N);
     diag_ = View<double*, Space>("poisson_diag", N);
     u_ = View<double*, Space>("poisson_u", N);
@@ -481,7 +496,7 @@ class PoissonProblem {
   void assemble() {
     const index_type N = nodes();
     parallel_for(RangePolicy<Exec>(0, N),
-                 AssembleRows<Space>{n_, data_, x_, conn_, K_, M_, b_, row_ptr_, values_, rhs_, diag_});
+                 AssembleRows<Space>{n_, data_, x_, conn_, K_, M_, b_, values_, rhs_, diag_});
   }
   // Preconditioned CG from u = 0 until sqrt((r, z) / (r0, z0)) <= tol; returns the iterations.
   int conjugate_gradient(double tol, int max_iterations, double& relative) {
@@ -489,14 +504,14 @@ class PoissonProblem {
     const View<double*, Space> r = r_, z = z_, p = p_, q = q_;
     deep_copy(u_, 0.0);
     RangePolicy<Exec> all(0, N);
-    parallel_for(all, CsrMultiply<Space>{row_ptr_, col_, values_, u_, q});
+    parallel_for(all, EllMultiply<Space>{cols_, values_, u_, q});
     double rz = 0;
     parallel_reduce(all, CgStart<Space>{rhs_, q, r, z, p, diag_}, rz);
     const double rz0 = rz;
     relative = 0;
     if (!(rz0 > 0)) return 0;  // rhs = 0: u = 0 is the solution
     for (int it = 1; it <= max_iterations; ++it) {
-      parallel_for(all, CsrMultiply<Space>{row_ptr_, col_, values_, p, q});
+      parallel_for(all, EllMultiply<Space>{cols_, values_, p, q});
       double pq = 0;
       parallel_reduce(all, Dot<Space>{p, q}, pq);
       if (!(pq > 0)) impl::throw_error("poisson: conjugate gradients broke down at iteration ", it, " (p'Ap = ", pq, ")");
@@ -524,6 +539,8 @@ class PoissonProblem {
   const View<double**, Space>& coordinates() const { return x_; }
   const View<int**, Space>& connectivity() const { return conn_; }
   const View<double*, Space>& solution() const { return u_; }
+  const View<int**, Space>& columns() const { return cols_; }
+  const View<double**, Space>& matrix() const { return values_; }
   const HexReference& reference() const { return ref_; }
   const PoissonData& data() const { return data_; }
 
@@ -531,45 +548,18 @@ class PoissonProblem {
   static double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   }
-  // The CSR pattern (row pointers and columns), made on the host: each node's neighbours in
-  // increasing order, the order cube_column counts in.
-  void build_pattern() {
-    const index_type N = nodes(), m = n_ + 1;
-    std::vector<int> ptr(static_cast<std::size_t>(N) + 1, 0), cols;
-    cols.reserve(static_cast<std::size_t>(N) * 27);
-    for (index_type g = 0; g < N; ++g) {
-      const index_type i = g % m, j = g / m % m, k = g / (m * m);
-      int la, na, lb, nb, lc, nc;
-      cube_offsets(i, n_, la, na);
-      cube_offsets(j, n_, lb, nb);
-      cube_offsets(k, n_, lc, nc);
-      for (int c = lc; c < lc + nc; ++c)
-        for (int b = lb; b < lb + nb; ++b)
-          for (int a = la; a < la + na; ++a) cols.push_back(static_cast<int>(cube_node(n_, i + a, j + b, k + c)));
-      ptr[static_cast<std::size_t>(g) + 1] = static_cast<int>(cols.size());
-    }
-    nnz_ = static_cast<index_type>(cols.size());
-    View<int*, HostSpace> hp(WithoutInitializing, "ptr", N + 1), hc(WithoutInitializing, "cols", nnz_);
-    for (index_type g = 0; g <= N; ++g) hp(g) = ptr[static_cast<std::size_t>(g)];
-    for (index_type q = 0; q < nnz_; ++q) hc(q) = cols[static_cast<std::size_t>(q)];
-    row_ptr_ = View<int*, Space>(WithoutInitializing, "poisson_row_ptr", N + 1);
-    col_ = View<int*, Space>(WithoutInitializing, "poisson_col", nnz_);
-    deep_copy(row_ptr_, hp);
-    deep_copy(col_, hc);
-  }
-
   index_type n_;
   double amp_;
   PoissonData data_;
   HexReference ref_ = hex_reference_q1();
-  index_type nnz_ = 0;
   View<double**, Space> x_;
   View<int**, Space> conn_;
   View<double****, Space> grad_, wgrad_;
   View<double***, Space> val_, wval_, K_, M_;
   View<double**, Space> f_, b_;
-  View<int*, Space> row_ptr_, col_;
-  View<double*, Space> values_, rhs_, diag_, u_, r_, z_, p_, q_;
+  View<int**, Space> cols_;      // (N, 27)
+  View<double**, Space> values_;  // (N, 27)
+  View<double*, Space> rhs_, diag_, u_, r_, z_, p_, q_;
   bool ready_ = false;
 };
 
