@@ -85,6 +85,18 @@ template <class T>
   return ::testing::AssertionFailure() << a << " vs expected " << b << " (tol " << tol * scale << ")";
 }
 
+// The message of the grain::Error that f throws, or "(no error)": for tests of the errors a user
+// sees.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const grain::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 }  // namespace grain::test
 
 template <class Exec>

@@ -73,7 +73,8 @@ inline constexpr double kHexBytesPerElement = 48.0 * sizeof(double);
 
 // The per-element computation on plain arrays: shared by the portable kernel and the hand-written
 // versions, so all of them do exactly the same arithmetic and only the data access differs.
-GRAIN_FORCEINLINE_FUNCTION void hex_gradient_element(const double (&x)[kHexDim][kHexNodes],
+// Returns det J (the gradients are meaningless where it is not positive: a tangled element).
+GRAIN_FORCEINLINE_FUNCTION double hex_gradient_element(const double (&x)[kHexDim][kHexNodes],
                                                      const HexShapeDerivatives& s,
                                                      double (&g)[kHexDim][kHexNodes]) {
   double J[3][3];
@@ -97,7 +98,8 @@ GRAIN_FORCEINLINE_FUNCTION void hex_gradient_element(const double (&x)[kHexDim][
   C[2][0] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
   C[2][1] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
   C[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-  const double inv_det = 1.0 / (J[0][0] * C[0][0] + J[0][1] * C[0][1] + J[0][2] * C[0][2]);
+  const double det = J[0][0] * C[0][0] + J[0][1] * C[0][1] + J[0][2] * C[0][2];
+  const double inv_det = 1.0 / det;
 #pragma unroll
   for (int i = 0; i < 3; ++i)
 #pragma unroll
@@ -107,6 +109,7 @@ GRAIN_FORCEINLINE_FUNCTION void hex_gradient_element(const double (&x)[kHexDim][
 #pragma unroll
     for (int k = 0; k < kHexNodes; ++k)
       g[i][k] = C[i][0] * s.d[0][k] + C[i][1] * s.d[1][k] + C[i][2] * s.d[2][k];
+  return det;
 }
 
 // The portable kernel: one element per work item, every access through the View's layout map.

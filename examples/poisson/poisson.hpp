@@ -53,10 +53,9 @@ namespace grain::examples {
 inline constexpr int kQuadPoints = 8;
 
 struct HexReference {
-  double w[kQuadPoints];                            // weights (all 1)
-  double xi[kQuadPoints][kHexDim];                  // points
-  double N[kHexNodes][kQuadPoints];                 // N_k(xi_p)
-  double dN[kHexNodes][kQuadPoints][kHexDim];       // dN_k/dxi_j (xi_p)
+  double w[kQuadPoints];                   // weights (all 1)
+  double N[kHexNodes][kQuadPoints];        // N_k(xi_p)
+  HexShapeDerivatives d[kQuadPoints];      // dN_k/dxi_j at xi_p (d[p].d[j][k]; d[p].point = xi_p)
 };
 
 inline HexReference hex_reference_q1() {
@@ -64,14 +63,14 @@ inline HexReference hex_reference_q1() {
   const double g = 1.0 / std::sqrt(3.0);
   for (int p = 0; p < kQuadPoints; ++p) {
     // Point p's coordinates: bit j of p chooses -g or +g along dimension j.
-    for (int j = 0; j < kHexDim; ++j) ref.xi[p][j] = (p >> j & 1) ? g : -g;
+    double xi[kHexDim];
+    for (int j = 0; j < kHexDim; ++j) xi[j] = (p >> j & 1) ? g : -g;
     ref.w[p] = 1.0;
-    const HexShapeDerivatives s = hex_shape_derivatives(ref.xi[p][0], ref.xi[p][1], ref.xi[p][2]);
+    ref.d[p] = hex_shape_derivatives(xi[0], xi[1], xi[2]);
     for (int k = 0; k < kHexNodes; ++k) {
       double v = 0.125;
-      for (int j = 0; j < kHexDim; ++j) v *= 1.0 + hex_node_sign(k, j) * ref.xi[p][j];
+      for (int j = 0; j < kHexDim; ++j) v *= 1.0 + hex_node_sign(k, j) * xi[j];
       ref.N[k][p] = v;
-      for (int j = 0; j < kHexDim; ++j) ref.dN[k][p][j] = s.d[j][k];
     }
   }
   return ref;
@@ -183,10 +182,10 @@ struct CubePattern {  // cols(g, slot): the neighbour's node, or g where it is o
   }
 };
 
-// Per cell and point: the Jacobian, its determinant and inverse; physical gradients (grad) and
-// weighted ones (wgrad = w det J grad), the basis values (val) and weighted ones (wval), and the
-// source at the point (f). A non-positive determinant marks the cell in `bad` (the first such
-// cell, as cell + 1; 0: none).
+// Per cell and point: det J and the physical gradients (grad; hex_gradient_element, the Jacobian
+// inverted by cofactors), the weighted gradients (wgrad = w det J grad), the basis values (val)
+// and weighted ones (wval), and the source at the point (f). A non-positive determinant marks
+// the cell in `bad` (the first such cell, as cell + 1; 0: none).
 template <class Space>
 struct ElementGeometry {
   HexReference ref;
@@ -198,40 +197,20 @@ struct ElementGeometry {
   View<double**, Space> f;              // (C, P)
   View<int*, Space> bad;                // (1)
   GRAIN_INLINE_FUNCTION void operator()(index_type c) const {
-    double xe[kHexNodes][kHexDim];
+    double xe[kHexDim][kHexNodes];  // the layout hex_gradient_element takes
     for (int k = 0; k < kHexNodes; ++k)
-      for (int d = 0; d < kHexDim; ++d) xe[k][d] = x(conn(c, k), d);
+      for (int d = 0; d < kHexDim; ++d) xe[d][k] = x(conn(c, k), d);
     for (int p = 0; p < kQuadPoints; ++p) {
-      double J[3][3];  // J[i][j] = dx_i / dxi_j
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double s = 0;
-          for (int k = 0; k < kHexNodes; ++k) s += xe[k][i] * ref.dN[k][p][j];
-          J[i][j] = s;
-        }
-      double C[3][3];  // cofactors: J^-1 = C^T / det
-      C[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-      C[0][1] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-      C[0][2] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-      C[1][0] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
-      C[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
-      C[1][2] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
-      C[2][0] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
-      C[2][1] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
-      C[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      const double det = J[0][0] * C[0][0] + J[0][1] * C[0][1] + J[0][2] * C[0][2];
+      double g[kHexDim][kHexNodes];  // physical gradients: the hex_gradient example's arithmetic
+      const double det = hex_gradient_element(xe, ref.d[p], g);
       if (!(det > 0)) atomic_fetch_max(&bad(0), static_cast<int>(c) + 1);
       const double wdet = ref.w[p] * det;
       double xq[3] = {0, 0, 0};
       for (int k = 0; k < kHexNodes; ++k) {
-        // grad_x N_k = J^-T grad_xi N_k: component i = sum_j C[i][j] dN_k/dxi_j / det.
         for (int i = 0; i < kHexDim; ++i) {
-          double g = 0;
-          for (int j = 0; j < kHexDim; ++j) g += C[i][j] * ref.dN[k][p][j];
-          g /= det;
-          grad(c, k, p, i) = g;
-          wgrad(c, k, p, i) = wdet * g;
-          xq[i] += ref.N[k][p] * xe[k][i];
+          grad(c, k, p, i) = g[i][k];
+          wgrad(c, k, p, i) = wdet * g[i][k];
+          xq[i] += ref.N[k][p] * xe[i][k];
         }
         val(c, k, p) = ref.N[k][p];
         wval(c, k, p) = wdet * ref.N[k][p];

@@ -178,28 +178,18 @@ void check_checkers_flag_wrong_q() {
 }
 GRAIN_BACKEND_TEST(GramSchmidt, CheckersFlagWrongQ) { check_checkers_flag_wrong_q<TypeParam>(); }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const grain::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(GramSchmidt, RejectsBadShapes) {
   grain::View<double**, grain::LayoutLeft, grain::HostSpace> a("a", 10, 4), wide("wide", 3, 4);
   ex::HostMatrix r("r", 4, 4), r_bad("r_bad", 4, 3);
-  EXPECT_NE(error_of([&] { ex::modified_gram_schmidt<grain::Serial>(a, r_bad); })
+  EXPECT_NE(grain::test::error_of([&] { ex::modified_gram_schmidt<grain::Serial>(a, r_bad); })
                 .find("modified_gram_schmidt: argument 'r' has extents (4,3), expected (4,4)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ex::modified_gram_schmidt<grain::Serial>(wide, r); })
+  EXPECT_NE(grain::test::error_of([&] { ex::modified_gram_schmidt<grain::Serial>(wide, r); })
                 .find("needs at least as many rows as columns"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ex::mgs_hand<grain::Serial>(a, r_bad); }).find("mgs_hand: argument 'r'"),
+  EXPECT_NE(grain::test::error_of([&] { ex::mgs_hand<grain::Serial>(a, r_bad); }).find("mgs_hand: argument 'r'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ex::mgs_residual<grain::Serial>(a, wide, r); }).find("mgs_residual"),
+  EXPECT_NE(grain::test::error_of([&] { ex::mgs_residual<grain::Serial>(a, wide, r); }).find("mgs_residual"),
             std::string::npos);
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "grain_test.hpp"
+#include "hex_reference.hpp"
 #include "hex_gradient/hex_gradient.hpp"
 #include "hex_gradient/hex_gradient_hand.hpp"
 
@@ -23,16 +24,8 @@ HostHex to_host(const V& v) {
 // pivoting (no cofactors), with dN/dxi differentiated here from the basis functions' formula.
 void reference_gradients(const HostHex& x, double xi, double eta, double zeta, HostHex& g) {
   const double p[3] = {xi, eta, zeta};
-  const int sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                          {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-  double dn[8][3];
-  for (int k = 0; k < 8; ++k)
-    for (int j = 0; j < 3; ++j) {
-      double v = sign[k][j] / 8.0;
-      for (int m = 0; m < 3; ++m)
-        if (m != j) v *= 1.0 + sign[k][m] * p[m];
-      dn[k][j] = v;
-    }
+  double n[8], dn[8][3];
+  grain::test::trilinear_basis(p, n, dn);
   for (std::size_t e = 0; e < x.extent(0); ++e) {
     double jt[3][3];  // jt[j][i] = dx_i / dxi_j
     for (int i = 0; i < 3; ++i)
@@ -41,27 +34,8 @@ void reference_gradients(const HostHex& x, double xi, double eta, double zeta, H
         for (int k = 0; k < 8; ++k) jt[j][i] += x(e, i, k) * dn[k][j];
       }
     for (int k = 0; k < 8; ++k) {
-      double a[3][4];
-      for (int r = 0; r < 3; ++r) {
-        for (int c = 0; c < 3; ++c) a[r][c] = jt[r][c];
-        a[r][3] = dn[k][r];
-      }
-      for (int c = 0; c < 3; ++c) {
-        int piv = c;
-        for (int r = c + 1; r < 3; ++r)
-          if (std::abs(a[r][c]) > std::abs(a[piv][c])) piv = r;
-        for (int q = 0; q < 4; ++q) std::swap(a[c][q], a[piv][q]);
-        for (int r = c + 1; r < 3; ++r) {
-          const double f = a[r][c] / a[c][c];
-          for (int q = c; q < 4; ++q) a[r][q] -= f * a[c][q];
-        }
-      }
       double sol[3];
-      for (int r = 2; r >= 0; --r) {
-        double s = a[r][3];
-        for (int q = r + 1; q < 3; ++q) s -= a[r][q] * sol[q];
-        sol[r] = s / a[r][r];
-      }
+      grain::test::solve3(jt, dn[k], sol);
       for (int i = 0; i < 3; ++i) g(e, i, k) = sol[i];
     }
   }
@@ -162,27 +136,17 @@ GRAIN_BACKEND_TEST(HexGradient, IdentityCheckerFailsBadOutput) {
   check_identity_checker_fails_bad_output<TypeParam>();
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const grain::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(HexGradient, RejectsWrongExtents) {
   using V = grain::View<double***, grain::LayoutRight, grain::HostSpace>;
   const auto s = ex::hex_default_derivatives();
   V good("good", 4, 3, 8), bad_nodes("bad", 4, 3, 7), short_grads("short", 3, 3, 8);
-  EXPECT_NE(error_of([&] { ex::hex_gradient<grain::Serial>(bad_nodes, good, s); })
+  EXPECT_NE(grain::test::error_of([&] { ex::hex_gradient<grain::Serial>(bad_nodes, good, s); })
                 .find("hex_gradient: argument 'coords' has extents (4,3,7)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ex::hex_gradient<grain::Serial>(good, short_grads, s); })
+  EXPECT_NE(grain::test::error_of([&] { ex::hex_gradient<grain::Serial>(good, short_grads, s); })
                 .find("argument 'grads' has extents (3,3,8), expected (4,3,8)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ex::hex_gradient_hand<grain::Serial>(good, bad_nodes, s); })
+  EXPECT_NE(grain::test::error_of([&] { ex::hex_gradient_hand<grain::Serial>(good, bad_nodes, s); })
                 .find("argument 'grads'"),
             std::string::npos);
 }

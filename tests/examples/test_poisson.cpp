@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "grain_test.hpp"
+#include "hex_reference.hpp"
 #include "poisson/poisson.hpp"
 
 namespace {
@@ -19,16 +20,6 @@ auto to_host(const V& v) {
   return h;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const grain::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // Element matrices of one cell computed directly: its own Gauss points, basis from the product
 // formula, the physical gradients by Gaussian elimination on J^T g = dN/dxi (no cofactors), det J
 // by the rule of Sarrus.
@@ -37,8 +28,6 @@ struct HostElement {
 };
 
 HostElement host_element(const double (&xe)[8][3], const ex::PoissonData& data) {
-  const int sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                          {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
   const double g = std::sqrt(1.0 / 3.0);
   HostElement e;
   for (int pz = 0; pz < 2; ++pz)
@@ -46,16 +35,7 @@ HostElement host_element(const double (&xe)[8][3], const ex::PoissonData& data) 
       for (int px = 0; px < 2; ++px) {
         const double xi[3] = {px ? -g : g, py ? -g : g, pz ? -g : g};
         double N[8], dN[8][3];
-        for (int k = 0; k < 8; ++k) {
-          N[k] = 1.0 / 8.0;
-          for (int j = 0; j < 3; ++j) N[k] *= 1.0 + sign[k][j] * xi[j];
-          for (int j = 0; j < 3; ++j) {
-            double v = sign[k][j] / 8.0;
-            for (int m = 0; m < 3; ++m)
-              if (m != j) v *= 1.0 + sign[k][m] * xi[m];
-            dN[k][j] = v;
-          }
-        }
+        grain::test::trilinear_basis(xi, N, dN);
         double jt[3][3] = {}, xq[3] = {};  // jt[j][i] = dx_i / dxi_j
         for (int k = 0; k < 8; ++k)
           for (int i = 0; i < 3; ++i) {
@@ -66,28 +46,7 @@ HostElement host_element(const double (&xe)[8][3], const ex::PoissonData& data) 
                            jt[0][2] * jt[1][0] * jt[2][1] - jt[0][2] * jt[1][1] * jt[2][0] -
                            jt[0][0] * jt[1][2] * jt[2][1] - jt[0][1] * jt[1][0] * jt[2][2];
         double grad[8][3];
-        for (int k = 0; k < 8; ++k) {
-          double a[3][4];
-          for (int r = 0; r < 3; ++r) {
-            for (int c = 0; c < 3; ++c) a[r][c] = jt[r][c];
-            a[r][3] = dN[k][r];
-          }
-          for (int c = 0; c < 3; ++c) {
-            int piv = c;
-            for (int r = c + 1; r < 3; ++r)
-              if (std::abs(a[r][c]) > std::abs(a[piv][c])) piv = r;
-            for (int q = 0; q < 4; ++q) std::swap(a[c][q], a[piv][q]);
-            for (int r = c + 1; r < 3; ++r) {
-              const double f = a[r][c] / a[c][c];
-              for (int q = c; q < 4; ++q) a[r][q] -= f * a[c][q];
-            }
-          }
-          for (int r = 2; r >= 0; --r) {
-            double s = a[r][3];
-            for (int q = r + 1; q < 3; ++q) s -= a[r][q] * grad[k][q];
-            grad[k][r] = s / a[r][r];
-          }
-        }
+        for (int k = 0; k < 8; ++k) grain::test::solve3(jt, dN[k], grad[k]);
         const double f = data.source(xq);
         for (int l = 0; l < 8; ++l) {
           e.b[l] += f * N[l] * det;
@@ -185,7 +144,7 @@ void check_tangled_element_rejected() {
   problem.setup();
   // Node (1, 1, 1) (spacing 0.25) pushed past its neighbours inverts the cells around it.
   problem.move_node(ex::cube_node(4, 1, 1, 1), 0.9, 0.9, 0.9);
-  const std::string msg = error_of([&] { problem.solve(); });
+  const std::string msg = grain::test::error_of([&] { problem.solve(); });
   EXPECT_NE(msg.find("non-positive Jacobian determinant"), std::string::npos) << msg;
   EXPECT_NE(msg.find("poisson: cell "), std::string::npos) << msg;
 }
@@ -193,7 +152,7 @@ void check_tangled_element_rejected() {
 template <class Exec>
 void check_solver_failure_reported() {
   ex::PoissonProblem<Exec> problem(6, 0.1, ex::PoissonData{});
-  const std::string msg = error_of([&] { problem.solve(1e-10, 2); });
+  const std::string msg = grain::test::error_of([&] { problem.solve(1e-10, 2); });
   EXPECT_NE(msg.find("conjugate gradients did not reach a relative residual of 1e-10 in 2 iterations"),
             std::string::npos)
       << msg;
@@ -270,11 +229,11 @@ GRAIN_BACKEND_TEST(Poisson, MatrixSymmetric) { check_matrix_symmetric<TypeParam>
 
 TEST(Poisson, RejectsBadArguments) {
   using P = ex::PoissonProblem<grain::Serial>;
-  EXPECT_NE(error_of([] { P(0, 0.1, ex::PoissonData{}); }).find("n >= 1 cells along each edge, got n = 0"),
+  EXPECT_NE(grain::test::error_of([] { P(0, 0.1, ex::PoissonData{}); }).find("n >= 1 cells along each edge, got n = 0"),
             std::string::npos);
-  EXPECT_NE(error_of([] { P(4, 0.5, ex::PoissonData{}); }).find("distortion must be in [0, 0.2]"),
+  EXPECT_NE(grain::test::error_of([] { P(4, 0.5, ex::PoissonData{}); }).find("distortion must be in [0, 0.2]"),
             std::string::npos);
-  EXPECT_NE(error_of([] { P(4, 0.1, ex::PoissonData{-1.0, true}); }).find("kappa must be >= 0, got -1"),
+  EXPECT_NE(grain::test::error_of([] { P(4, 0.1, ex::PoissonData{-1.0, true}); }).find("kappa must be >= 0, got -1"),
             std::string::npos);
 }
 
