@@ -36,9 +36,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 #include "grain/contract/contract.hpp"
 #include "grain/core.hpp"
