@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Session 34, run 3 (H100): both contraction suites (every algorithm Auto considers on the GPU,
+# Session 34, run 3 (H100): every GPU suite and the example programs after the review commit
+# (memcheck and racecheck over the examples suite); both contraction suites (every algorithm Auto considers on the GPU,
 # cuBLAS beside them) and torch.einsum in both layouts, on the final code; the tables that
 # compare them (scripts/device-run.sh ff).
 set -u
 out=${OUT:-gpu-results}
-bash scripts/device-run.sh ff > /dev/null 2>&1
+GRAIN_TEST_SMALL=1 SANITIZE=examples SANITIZE_TIMEOUT=300 bash scripts/device-run.sh tests ff > /dev/null 2>&1
 cp "$out/r/ff-left.json" "$out/ff-left.json"; cp "$out/r/ff-right.json" "$out/ff-right.json"
 cp "$out/r/torch.json" "$out/torch.json"
 cp "$out/r/table-left.md" "$out/table-left.md"; cp "$out/r/table-right.md" "$out/table-right.md"
-grep -E 'rc=' "$out/summary.txt"
+grep -E 'rc=|TEST|EXAMPLE|SANITIZER' "$out/summary.txt"
