@@ -6,7 +6,6 @@
 set -u
 out=${OUT:-gpu-results}
 GRAIN_TEST_SMALL=1 SANITIZE=examples SANITIZE_TIMEOUT=300 bash scripts/device-run.sh tests ff > /dev/null 2>&1
-cp "$out/r/ff-left.json" "$out/ff-left.json"; cp "$out/r/ff-right.json" "$out/ff-right.json"
-cp "$out/r/torch.json" "$out/torch.json"
-cp "$out/r/table-left.md" "$out/table-left.md"; cp "$out/r/table-right.md" "$out/table-right.md"
+# The JSON files and tables are in results.tar.gz (r/ff-{left,right}.json, r/torch.json,
+# r/table-{left,right}.md).
 grep -E 'rc=|TEST|EXAMPLE|SANITIZER' "$out/summary.txt"
