@@ -75,8 +75,8 @@ inline constexpr double kHexBytesPerElement = 48.0 * sizeof(double);
 // versions, so all of them do exactly the same arithmetic and only the data access differs.
 // Returns det J (the gradients are meaningless where it is not positive: a tangled element).
 GRAIN_FORCEINLINE_FUNCTION double hex_gradient_element(const double (&x)[kHexDim][kHexNodes],
-                                                     const HexShapeDerivatives& s,
-                                                     double (&g)[kHexDim][kHexNodes]) {
+                                                       const HexShapeDerivatives& s,
+                                                       double (&g)[kHexDim][kHexNodes]) {
   double J[3][3];
 #pragma unroll
   for (int i = 0; i < 3; ++i)
