@@ -37,6 +37,9 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#if defined(__unix__)
+#include <unistd.h>
+#endif
 
 #include "grain/contract/contract.hpp"
 #include "grain/core.hpp"
@@ -356,6 +359,16 @@ struct L2Error {
 
 // ---- the driver -------------------------------------------------------------------------------
 
+// The host's physical memory in bytes (0 where unknown).
+inline double host_physical_bytes() {
+#if defined(__unix__) && defined(_SC_PHYS_PAGES)
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
+#else
+  return 0.0;
+#endif
+}
+
 struct PoissonTimes {
   double geometry = 0, contractions = 0, assembly = 0, solve = 0;
 };
@@ -413,8 +426,26 @@ class PoissonProblem {
     return res;
   }
 
-  // The mesh, the matrix pattern and every array (zero-filled).
+  // Bytes of the arrays setup() makes: per cell the geometry (grad, wgrad: 2 x 8 x P x 3; val,
+  // wval: 2 x 8 x P; f: P), the element matrices (K, M: 2 x 64; b: 8) and the connectivity; per
+  // node the coordinates, the matrix's 27 slots and the solver's 7 vectors.
+  double bytes_needed() const {
+    const double C = static_cast<double>(cells()), N = static_cast<double>(nodes());
+    const double per_cell = (2.0 * 8 * kQuadPoints * 3 + 2.0 * 8 * kQuadPoints + kQuadPoints + 2.0 * 64 + 8) * 8 + 8 * 4;
+    const double per_node = 3 * 8 + kStencil * (8 + 4) + 7 * 8;
+    return C * per_cell + N * per_node;
+  }
+
+  // The mesh, the matrix pattern and every array (zero-filled). On the host, a mesh whose arrays
+  // would not fit in memory is refused before anything is allocated (the allocations could
+  // succeed and the first touch of their pages then fail; the GPU's allocator says so itself).
   void setup() {
+    if constexpr (std::is_same_v<Space, HostSpace>) {
+      const double have = host_physical_bytes();
+      if (have > 0 && bytes_needed() > 0.9 * have)
+        impl::throw_error("poisson: n = ", n_, " needs about ", std::round(bytes_needed() / 1e8) / 10,
+                          " GB for its arrays; this host has ", std::round(have / 1e8) / 10, " GB of memory");
+    }
     const index_type C = cells(), N = nodes();
     x_ = View<double**, Space>("poisson_x", N, 3);
     conn_ = View<int**, Space>("poisson_conn", C, 8);

@@ -237,6 +237,17 @@ TEST(Poisson, RejectsBadArguments) {
             std::string::npos);
 }
 
+// A mesh too large for the host's memory is refused before anything is allocated. n = 1024 needs
+// about 5.6 TB.
+TEST(Poisson, RejectsMeshTooLargeForMemory) {
+  ex::PoissonProblem<grain::Serial> problem(1024, 0.1, ex::PoissonData{});
+  EXPECT_GT(problem.bytes_needed(), 5e12);
+  if (!(ex::host_physical_bytes() > 0)) GTEST_SKIP() << "the host's memory size is unknown here";
+  const std::string msg = grain::test::error_of([&] { problem.setup(); });
+  EXPECT_NE(msg.find("poisson: n = 1024 needs about"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GB of memory"), std::string::npos) << msg;
+}
+
 // hex_local_node inverts hex_corner.
 TEST(Poisson, LocalNodesRoundTrip) {
   for (int r = 0; r < 8; ++r) {
