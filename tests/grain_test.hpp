@@ -85,6 +85,14 @@ template <class T>
   return ::testing::AssertionFailure() << a << " vs expected " << b << " (tol " << tol * scale << ")";
 }
 
+// A host copy of any View (the View itself when it already lives on the host).
+template <class V>
+auto to_host(const V& v) {
+  auto h = grain::create_mirror_view(v);
+  grain::deep_copy(h, v);
+  return h;
+}
+
 // The message of the grain::Error that f throws, or "(no error)": for tests of the errors a user
 // sees.
 template <class F>

@@ -77,15 +77,16 @@ inline HexReference hex_reference_q1() {
   return ref;
 }
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 // The smooth map of the unit cube onto itself that distorts the grid: each coordinate moves by
 // amp * sin(pi x) sin(pi y) sin(pi z) * (a different phase per dimension), which vanishes on the
 // boundary. Its Jacobian stays positive for amp up to about 0.2.
 GRAIN_INLINE_FUNCTION void cube_map(double (&x)[3], double amp) {
-  const double pi = 3.14159265358979323846;
-  const double bump = amp * std::sin(pi * x[0]) * std::sin(pi * x[1]) * std::sin(pi * x[2]);
-  const double y0 = x[0] + bump * std::cos(pi * x[1]);
-  const double y1 = x[1] + bump * std::cos(pi * x[2]);
-  const double y2 = x[2] + bump * std::cos(pi * x[0]);
+  const double bump = amp * std::sin(kPi * x[0]) * std::sin(kPi * x[1]) * std::sin(kPi * x[2]);
+  const double y0 = x[0] + bump * std::cos(kPi * x[1]);
+  const double y1 = x[1] + bump * std::cos(kPi * x[2]);
+  const double y2 = x[2] + bump * std::cos(kPi * x[0]);
   x[0] = y0, x[1] = y1, x[2] = y2;
 }
 
@@ -98,15 +99,13 @@ struct PoissonData {
   GRAIN_INLINE_FUNCTION double exact(const double (&x)[3]) const {
     const double lin = 1.0 + x[0] + 2.0 * x[1] + 3.0 * x[2];
     if (!smooth) return lin;
-    const double pi = 3.14159265358979323846;
-    return std::sin(pi * x[0]) * std::sin(pi * x[1]) * std::sin(pi * x[2]) + lin;
+    return std::sin(kPi * x[0]) * std::sin(kPi * x[1]) * std::sin(kPi * x[2]) + lin;
   }
   GRAIN_INLINE_FUNCTION double source(const double (&x)[3]) const {
     const double lin = 1.0 + x[0] + 2.0 * x[1] + 3.0 * x[2];
     if (!smooth) return kappa * lin;
-    const double pi = 3.14159265358979323846;
-    const double s = std::sin(pi * x[0]) * std::sin(pi * x[1]) * std::sin(pi * x[2]);
-    return (3.0 * pi * pi + kappa) * s + kappa * lin;
+    const double s = std::sin(kPi * x[0]) * std::sin(kPi * x[1]) * std::sin(kPi * x[2]);
+    return (3.0 * kPi * kPi + kappa) * s + kappa * lin;
   }
 };
 
@@ -114,6 +113,11 @@ struct PoissonData {
 // with m = n + 1; cell (i, j, k), 0 <= i, j, k < n, is i + n (j + n k).
 GRAIN_INLINE_FUNCTION index_type cube_node(index_type n, index_type i, index_type j, index_type k) {
   return i + (n + 1) * (j + (n + 1) * k);
+}
+// Its inverse: node g's (i, j, k).
+GRAIN_INLINE_FUNCTION void cube_coords(index_type n, index_type g, index_type& i, index_type& j, index_type& k) {
+  const index_type m = n + 1;
+  i = g % m, j = g / m % m, k = g / (m * m);
 }
 // A cell's local node r sits at corner (dx, dy, dz) of the cell (hex_node_sign's order).
 GRAIN_INLINE_FUNCTION void hex_corner(int r, int (&d)[3]) {
@@ -143,10 +147,10 @@ struct CubeNodes {  // node coordinates
   double amp;
   View<double**, Space> x;
   GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
-    const index_type m = n + 1;
-    double p[3] = {static_cast<double>(g % m) / static_cast<double>(n),
-                   static_cast<double>(g / m % m) / static_cast<double>(n),
-                   static_cast<double>(g / (m * m)) / static_cast<double>(n)};
+    index_type i, j, k;
+    cube_coords(n, g, i, j, k);
+    const double nd = static_cast<double>(n);
+    double p[3] = {static_cast<double>(i) / nd, static_cast<double>(j) / nd, static_cast<double>(k) / nd};
     cube_map(p, amp);
     for (int d = 0; d < kHexDim; ++d) x(g, d) = p[d];
   }
@@ -171,8 +175,8 @@ struct CubePattern {  // cols(g, slot): the neighbour's node, or g where it is o
   index_type n;
   View<int**, Space> cols;
   GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
-    const index_type m = n + 1;
-    const index_type i = g % m, j = g / m % m, k = g / (m * m);
+    index_type i, j, k;
+    cube_coords(n, g, i, j, k);
     for (int c = -1; c <= 1; ++c)
       for (int b = -1; b <= 1; ++b)
         for (int a = -1; a <= 1; ++a) {
@@ -240,8 +244,8 @@ struct AssembleRows {
     return i == 0 || j == 0 || k == 0 || i == n || j == n || k == n;
   }
   GRAIN_INLINE_FUNCTION void operator()(index_type g) const {
-    const index_type m = n + 1;
-    const index_type i = g % m, j = g / m % m, k = g / (m * m);
+    index_type i, j, k;
+    cube_coords(n, g, i, j, k);
     if (boundary(i, j, k)) {
       for (int s = 0; s < kStencil; ++s) values(g, s) = s == kDiagonalSlot ? 1.0 : 0.0;
       double xg[3] = {x(g, 0), x(g, 1), x(g, 2)};

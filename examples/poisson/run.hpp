@@ -25,10 +25,11 @@ bool run(long long n_max) {
     ex::PoissonProblem<Exec> problem(n, 0.1, ex::PoissonData{1.0, true});
     const ex::PoissonResult r = problem.solve();
     const double rate = previous > 0 ? std::log2(previous / r.l2_error) : 0.0;
+    char rate_text[16] = "-";
+    if (previous > 0) std::snprintf(rate_text, sizeof rate_text, "%.2f", rate);
     std::printf("  %5lld %9lld %9lld %10lld %5d %10.2e %10.3e %5s   %8.2f %8.2f %8.2f %8.2f\n", n,
                 static_cast<long long>(r.cells), static_cast<long long>(r.nodes),
-                static_cast<long long>(r.nonzeros), r.iterations, r.residual, r.l2_error,
-                previous > 0 ? std::to_string(rate).substr(0, 4).c_str() : "-", r.seconds.geometry * 1e3,
+                static_cast<long long>(r.nonzeros), r.iterations, r.residual, r.l2_error, rate_text, r.seconds.geometry * 1e3,
                 r.seconds.contractions * 1e3, r.seconds.assembly * 1e3, r.seconds.solve * 1e3);
     if (previous > 0 && n >= 8 && !(rate >= 1.8 && rate <= 2.2)) ok = false;
     previous = r.l2_error;

@@ -67,12 +67,4 @@ inline std::string describe(const TeamShape& s) {
          std::to_string(s.vector);
 }
 
-// A host copy of any View (the View itself when it already lives on the host).
-template <class V>
-auto to_host(const V& v) {
-  auto h = grain::create_mirror_view(v);
-  grain::deep_copy(h, v);
-  return h;
-}
-
 }  // namespace grain::test

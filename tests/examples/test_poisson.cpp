@@ -13,13 +13,6 @@ namespace {
 
 namespace ex = grain::examples;
 
-template <class V>
-auto to_host(const V& v) {
-  auto h = grain::create_mirror_view(v);
-  grain::deep_copy(h, v);
-  return h;
-}
-
 // Element matrices of one cell computed directly: its own Gauss points, basis from the product
 // formula, the physical gradients by Gaussian elimination on J^T g = dN/dxi (no cofactors), det J
 // by the rule of Sarrus.
@@ -69,11 +62,11 @@ void check_element_matrices() {
   grain::test::poison(problem.load());
   problem.geometry();
   problem.contract_elements();
-  const auto K = to_host(problem.stiffness());
-  const auto M = to_host(problem.mass());
-  const auto b = to_host(problem.load());
-  const auto x = to_host(problem.coordinates());
-  const auto conn = to_host(problem.connectivity());
+  const auto K = grain::test::to_host(problem.stiffness());
+  const auto M = grain::test::to_host(problem.mass());
+  const auto b = grain::test::to_host(problem.load());
+  const auto x = grain::test::to_host(problem.coordinates());
+  const auto conn = grain::test::to_host(problem.connectivity());
   double volume = 0;
   for (std::size_t c = 0; c < K.extent(0); ++c) {
     double xe[8][3];
@@ -109,8 +102,8 @@ void check_patch_test() {
   const ex::PoissonResult r = problem.solve(1e-14);
   EXPECT_GT(r.iterations, 0);
   EXPECT_LE(r.l2_error, 1e-11);
-  const auto u = to_host(problem.solution());
-  const auto x = to_host(problem.coordinates());
+  const auto u = grain::test::to_host(problem.solution());
+  const auto x = grain::test::to_host(problem.coordinates());
   for (std::size_t g = 0; g < u.extent(0); ++g) {
     const double xg[3] = {x(g, 0), x(g, 1), x(g, 2)};
     ASSERT_TRUE(grain::test::near(u(g), problem.data().exact(xg), 1e-11)) << "node " << g;
@@ -171,7 +164,7 @@ void check_pattern() {
   const grain::index_type n = 3, m = n + 1;
   ex::PoissonProblem<Exec> problem(n, 0.0, ex::PoissonData{});
   problem.setup();
-  const auto cols = to_host(problem.columns());
+  const auto cols = grain::test::to_host(problem.columns());
   ASSERT_EQ(cols.extent(0), static_cast<std::size_t>(m * m * m));
   grain::index_type inside = 0;
   for (grain::index_type k = 0; k <= n; ++k)
@@ -202,8 +195,8 @@ void check_matrix_symmetric() {
   problem.geometry();
   problem.contract_elements();
   problem.assemble();
-  const auto cols = to_host(problem.columns());
-  const auto a = to_host(problem.matrix());
+  const auto cols = grain::test::to_host(problem.columns());
+  const auto a = grain::test::to_host(problem.matrix());
   auto boundary = [&](grain::index_type g) {
     const grain::index_type i = g % m, j = g / m % m, k = g / (m * m);
     return i == 0 || j == 0 || k == 0 || i == n || j == n || k == n;
