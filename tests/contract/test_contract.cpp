@@ -1055,7 +1055,8 @@ struct LeftFieldsCase {
 };
 
 // flat's CPU kernel for LayoutLeft Data kernels (ContractFlatCellStreamKernel), called directly:
-// C = 5 to 67 (whole register blocks of 16 cells and remainders), DataData (R = 1) and DataField
+// C = 5 to 67 (whole register blocks of 16 cells and remainders) and 300, 700 (DataField's field
+// rows prefetched ahead and into the next row's: kFlatStreamPrefetchBytes), DataData (R = 1) and DataField
 // (R = 3, 20), K0 = 3, 8, 13 (a part step, exactly one, a whole and a part) at one and two levels
 // (the left operand padded between them), items of every cell and output row, of 16 and 32 cells
 // with one and two rows (several cell blocks, a short last one), and the plan's own;
@@ -1065,7 +1066,7 @@ template <class T>
 void check_flat_stream(std::mt19937_64& g, int& runs) {
   using Kern = grain::impl::ContractFlatCellStreamKernel<T>;
   using grain::index_type;
-  for (index_type C : {5, 16, 38, 55, 67})
+  for (index_type C : {5, 16, 38, 55, 67, 300, 700})
     for (index_type R : {1, 3, 20})
       for (index_type K0 : {3, 8, 13})
         for (index_type K1 : {1, 2}) {
@@ -1092,7 +1093,7 @@ TEST(ContractFlatCellStream, EveryPath) {
   int runs = 0;
   check_flat_stream<float>(g, runs);
   check_flat_stream<double>(g, runs);
-  EXPECT_EQ(runs, 2 * 5 * 3 * 3 * 2 * 4 * 2);
+  EXPECT_EQ(runs, 2 * 7 * 3 * 3 * 2 * 4 * 2);
   using grain::index_type;
   using grain::impl::flat_stream_plan;
   // DataFieldScalar Q1 float at 128 MiB (C = 524288): 4 KB blocks, all 8 rows an item.

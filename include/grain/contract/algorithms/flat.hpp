@@ -275,7 +275,17 @@ struct ContractFlatCellBlockKernel {
 // one run of up to 4 KB (flat_stream_plan), and with the whole of C in one block the rows of one
 // step are one contiguous run. The outputs stay in cache between steps (the plan keeps an item's
 // within kFlatStreamOutBytes); the Data operand's KC rows, the same for every output row of the
-// item, in L1.
+// item, in L1. DataField's field rows are prefetched kFlatStreamPrefetchBytes ahead, and past a
+// row's end into the start of the next output row's (the item's next field, b_r further on).
+// How far ahead ContractFlatCellStreamKernel prefetches DataField's field rows. Session 35, the
+// 2-core Zen 5 VM, 2 threads, LayoutLeft DataField Q2 / Q4, all three kernels and both types,
+// alternating rounds of the suite's rows (docs/performance.md, "Session 35"): in the VM's fast
+// memory phases (copy 64-83 GB/s) from 34-55 to 55-72 GB/s; in its slow ones (copy 40-46 GB/s)
+// from 30-47 to 36-48. 768 and 1536 bytes were no better; prefetching the data's rows too was
+// 5% faster in slow phases and up to 20% slower in fast ones. DataData (both operands streamed,
+// no reuse) lost 15-20% with it, so it has none.
+inline constexpr index_type kFlatStreamPrefetchBytes = 1024;
+
 template <class T>
 struct ContractFlatCellStreamKernel {
   static constexpr int V = 16;  // cells per register block
@@ -285,19 +295,28 @@ struct ContractFlatCellStreamKernel {
 
   // One output row's n cells: out[c] (or 0) + sum over the M steps (M = 0: m < KC steps) of
   // a[ao[j] + c] * b[bo[j] + c]. A compile-time M lets the compiler keep the sums in registers.
+  // pf > 0: b's rows are prefetched pf cells ahead; within the last pf cells, the same cells of
+  // b_next's rows (the next output row's), where there is one.
   template <int M>
   static void row(const T* a, const T* b, T* out, index_type n, const index_type* ao, const index_type* bo, int m,
-                  bool from_zero) {
+                  bool from_zero, index_type pf, const T* b_next) {
     const int steps = M > 0 ? M : m;
     index_type c = 0;
     for (; c + V <= n; c += V) {
       T acc[V];
       GRAIN_SIMD
       for (int v = 0; v < V; ++v) acc[v] = from_zero ? T(0) : out[c + v];
+      const bool ahead = pf > 0 && c + pf < n;
+      const bool next = pf > 0 && !ahead && b_next != nullptr && c + pf < 2 * n;  // within the next row's cells
       GRAIN_HOST_UNROLL
       for (int j = 0; j < steps; ++j) {
         const T* x = a + ao[j] + c;
         const T* y = b + bo[j] + c;
+        if (ahead) {
+          host_prefetch_span(y + pf, V * index_type(sizeof(T)));
+        } else if (next) {
+          host_prefetch_span(b_next + bo[j] + (c + pf - n), V * index_type(sizeof(T)));
+        }
         GRAIN_SIMD
         for (int v = 0; v < V; ++v) acc[v] += x[v] * y[v];
       }
@@ -319,6 +338,8 @@ struct ContractFlatCellStreamKernel {
   void operator()(index_type o) const {
     const index_type cb = o % blocks, g = o / blocks;
     const index_type c0 = cb * cells, n = std::min(cells, p.C - c0);
+    // DataField only (R > 1): the fields' rows stream from memory while the data's stay in cache.
+    const index_type pf = p.R > 1 ? kFlatStreamPrefetchBytes / index_type(sizeof(T)) : 0;
     const index_type q0 = g * rows, q1 = std::min(p.L * p.R, q0 + rows);
     index_type ao[KC], bo[KC];
     for (index_type k = 0; k < p.K; k += KC) {
@@ -330,10 +351,11 @@ struct ContractFlatCellStreamKernel {
         const T* a = p.a + c0 + l * p.a_l;
         const T* b = p.b + c0 + r * p.b_r;
         T* out = p.out_at(c0, l, r);
+        const T* b_next = q + 1 < q1 && r + 1 < p.R ? b + p.b_r : nullptr;
         if (m == KC) {
-          row<KC>(a, b, out, n, ao, bo, m, from_zero);
+          row<KC>(a, b, out, n, ao, bo, m, from_zero, pf, b_next);
         } else {
-          row<0>(a, b, out, n, ao, bo, m, from_zero);
+          row<0>(a, b, out, n, ao, bo, m, from_zero, pf, b_next);
         }
       }
     }
