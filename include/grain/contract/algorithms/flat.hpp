@@ -275,15 +275,22 @@ struct ContractFlatCellBlockKernel {
 // one run of up to 4 KB (flat_stream_plan), and with the whole of C in one block the rows of one
 // step are one contiguous run. The outputs stay in cache between steps (the plan keeps an item's
 // within kFlatStreamOutBytes); the Data operand's KC rows, the same for every output row of the
-// item, in L1. DataField's field rows are prefetched kFlatStreamPrefetchBytes ahead, and past a
-// row's end into the start of the next output row's (the item's next field, b_r further on).
+// item, in L1. DataField's field rows are prefetched kFlatStreamPrefetchBytes ahead along their
+// stream: where the item holds all of C, a step's field rows lie back to back (row r + 1 starts
+// where row r ends), so the prefetch runs on into the next rows; where it holds a block of cells,
+// past a row's end it asks for the start of the next output row's (b_r further on).
+
 // How far ahead ContractFlatCellStreamKernel prefetches DataField's field rows. Session 35, the
-// 2-core Zen 5 VM, 2 threads, LayoutLeft DataField Q2 / Q4, all three kernels and both types,
-// alternating rounds of the suite's rows (docs/performance.md, "Session 35"): in the VM's fast
-// memory phases (copy 64-83 GB/s) from 34-55 to 55-72 GB/s; in its slow ones (copy 40-46 GB/s)
-// from 30-47 to 36-48. 768 and 1536 bytes were no better; prefetching the data's rows too was
-// 5% faster in slow phases and up to 20% slower in fast ones. DataData (both operands streamed,
-// no reuse) lost 15-20% with it, so it has none.
+// 2-core Zen 5 VM, 2 threads, LayoutLeft (docs/performance.md, "Session 35"; the kernel alone in
+// one process, the settings interleaved call by call, docs/variants-s35/dfab.cpp). In the VM's
+// fast memory phases (copy 78-88 GB/s) DataField rows went from 37-50 to 60-67 GB/s, e.g.
+// DataFieldScalar Q2 float 37.3 -> 62.0, DataFieldTensor Q4 double 53 -> 67; in its slow ones
+// (copy 46-51 GB/s) from 31-43 to 35-48. DataFieldScalar Q1 / Q3 (cell counts powers of two)
+// stayed level in fast phases (42-53 GB/s) and Q1 double lost 8% in slow ones. Prefetching only
+// within a row (none past its end) lost up to 25% where rows are shorter than the distance
+// (DataFieldTensor Q4, 138 cells); 768 and 1536 bytes were no better; prefetching the data's rows
+// too was 5% faster in slow phases and up to 20% slower in fast ones. DataData (both operands
+// streamed, no reuse) lost 15-20% with it, so it has none.
 inline constexpr index_type kFlatStreamPrefetchBytes = 1024;
 
 template <class T>
@@ -295,18 +302,19 @@ struct ContractFlatCellStreamKernel {
 
   // One output row's n cells: out[c] (or 0) + sum over the M steps (M = 0: m < KC steps) of
   // a[ao[j] + c] * b[bo[j] + c]. A compile-time M lets the compiler keep the sums in registers.
-  // pf > 0: b's rows are prefetched pf cells ahead; within the last pf cells, the same cells of
-  // b_next's rows (the next output row's), where there is one.
+  // pf > 0: b's rows are prefetched pf cells ahead while that stays within the avail cells that
+  // follow b (the rest of the row, or of the step's back-to-back field rows); after that, the
+  // cells pf - (n - c) into b_next's rows (the next output row's), where there is one.
   template <int M>
   static void row(const T* a, const T* b, T* out, index_type n, const index_type* ao, const index_type* bo, int m,
-                  bool from_zero, index_type pf, const T* b_next) {
+                  bool from_zero, index_type pf, index_type avail, const T* b_next) {
     const int steps = M > 0 ? M : m;
     index_type c = 0;
     for (; c + V <= n; c += V) {
       T acc[V];
       GRAIN_SIMD
       for (int v = 0; v < V; ++v) acc[v] = from_zero ? T(0) : out[c + v];
-      const bool ahead = pf > 0 && c + pf < n;
+      const bool ahead = pf > 0 && c + pf < avail;
       const bool next = pf > 0 && !ahead && b_next != nullptr && c + pf < 2 * n;  // within the next row's cells
       GRAIN_HOST_UNROLL
       for (int j = 0; j < steps; ++j) {
@@ -340,6 +348,7 @@ struct ContractFlatCellStreamKernel {
     const index_type c0 = cb * cells, n = std::min(cells, p.C - c0);
     // DataField only (R > 1): the fields' rows stream from memory while the data's stay in cache.
     const index_type pf = p.R > 1 ? kFlatStreamPrefetchBytes / index_type(sizeof(T)) : 0;
+    const bool contiguous = n == p.C && p.b_r == p.C;  // a step's field rows are one run
     const index_type q0 = g * rows, q1 = std::min(p.L * p.R, q0 + rows);
     index_type ao[KC], bo[KC];
     for (index_type k = 0; k < p.K; k += KC) {
@@ -351,11 +360,12 @@ struct ContractFlatCellStreamKernel {
         const T* a = p.a + c0 + l * p.a_l;
         const T* b = p.b + c0 + r * p.b_r;
         T* out = p.out_at(c0, l, r);
-        const T* b_next = q + 1 < q1 && r + 1 < p.R ? b + p.b_r : nullptr;
+        const T* b_next = !contiguous && q + 1 < q1 && r + 1 < p.R ? b + p.b_r : nullptr;
+        const index_type avail = contiguous ? (p.R - r) * n : n;
         if (m == KC) {
-          row<KC>(a, b, out, n, ao, bo, m, from_zero, pf, b_next);
+          row<KC>(a, b, out, n, ao, bo, m, from_zero, pf, avail, b_next);
         } else {
-          row<0>(a, b, out, n, ao, bo, m, from_zero, pf, b_next);
+          row<0>(a, b, out, n, ao, bo, m, from_zero, pf, avail, b_next);
         }
       }
     }
