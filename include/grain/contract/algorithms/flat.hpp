@@ -286,9 +286,10 @@ struct ContractFlatCellBlockKernel {
 // fast memory phases (copy 78-88 GB/s) DataField rows went from 37-50 to 60-67 GB/s, e.g.
 // DataFieldScalar Q2 float 37.3 -> 62.0, DataFieldTensor Q4 double 53 -> 67; in its slow ones
 // (copy 46-51 GB/s) from 31-43 to 35-48. DataFieldScalar Q1 / Q3 (cell counts powers of two)
-// stayed level in fast phases (42-53 GB/s) and Q1 double lost 8% in slow ones. Prefetching only
-// within a row (none past its end) lost up to 25% where rows are shorter than the distance
-// (DataFieldTensor Q4, 138 cells); 768 and 1536 bytes were no better; prefetching the data's rows
+// stayed level in fast phases (42-53 GB/s) and Q1 double lost 8% in slow ones. A first form that
+// prefetched within the row and then only the next row's first distance of cells lost 25-35%
+// where rows are shorter than the distance (DataFieldTensor Q4, 138 cells: a few prefetches a row,
+// at the next row's end); 768 and 1536 bytes were no better; prefetching the data's rows
 // too was 5% faster in slow phases and up to 20% slower in fast ones. DataData (both operands
 // streamed, no reuse) lost 15-20% with it, so it has none.
 inline constexpr index_type kFlatStreamPrefetchBytes = 1024;
