@@ -285,8 +285,8 @@ struct ContractFlatCellBlockKernel {
 // one process, the settings interleaved call by call, docs/variants-s35/dfab.cpp). In the VM's
 // fast memory phases (copy 78-88 GB/s) DataField rows went from 37-50 to 60-67 GB/s, e.g.
 // DataFieldScalar Q2 float 37.3 -> 62.0, DataFieldTensor Q4 double 53 -> 67; in its slow ones
-// (copy 46-51 GB/s) from 31-43 to 35-48. DataFieldScalar Q1 / Q3 (cell counts powers of two)
-// stayed level in fast phases (42-53 GB/s) and Q1 double lost 8% in slow ones. A first form that
+// (copy 46-51 GB/s) from 31-43 to 35-48. DataFieldScalar Q1 / Q3 stayed level in fast phases
+// (42-53 GB/s) and Q1 double lost 8% in slow ones. A first form that
 // prefetched within the row and then only the next row's first distance of cells lost 25-35%
 // where rows are shorter than the distance (DataFieldTensor Q4, 138 cells: a few prefetches a row,
 // at the next row's end); 768 and 1536 bytes were no better; prefetching the data's rows
