@@ -315,17 +315,16 @@ struct ContractFlatCellStreamKernel {
       T acc[V];
       GRAIN_SIMD
       for (int v = 0; v < V; ++v) acc[v] = from_zero ? T(0) : out[c + v];
-      const bool ahead = pf > 0 && c + pf < avail;
-      const bool next = pf > 0 && !ahead && b_next != nullptr && c + pf < 2 * n;  // within the next row's cells
+      // The cells pf ahead along this block's stream, at step offset 0 (null: none to ask for).
+      const T* ahead = pf == 0                                   ? nullptr
+                       : c + pf < avail                          ? b + c + pf
+                       : b_next != nullptr && c + pf < 2 * n     ? b_next + (c + pf - n)
+                                                                 : nullptr;
       GRAIN_HOST_UNROLL
       for (int j = 0; j < steps; ++j) {
         const T* x = a + ao[j] + c;
         const T* y = b + bo[j] + c;
-        if (ahead) {
-          host_prefetch_span(y + pf, V * index_type(sizeof(T)));
-        } else if (next) {
-          host_prefetch_span(b_next + bo[j] + (c + pf - n), V * index_type(sizeof(T)));
-        }
+        if (ahead != nullptr) host_prefetch_span(ahead + bo[j], V * index_type(sizeof(T)));
         GRAIN_SIMD
         for (int v = 0; v < V; ++v) acc[v] += x[v] * y[v];
       }
