@@ -120,7 +120,11 @@ inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
 }
 
 // Asks the caches for the `bytes` contiguous bytes from p, one prefetch per 64-byte line.
-inline void host_prefetch_span(const void* p, std::int64_t bytes) {
+// Always inlined, as host_prefetch_rows: GCC 12 counts a function whose only effects are
+// prefetches as `const` (its loops assumed finite), and where it had not inlined one early it
+// deleted the call (session 36: block's LayoutRight cell kernels, and flat's cell rows, had lost
+// every prefetch of the cells ahead this way).
+GRAIN_FORCEINLINE void host_prefetch_span(const void* p, std::int64_t bytes) {
 #if defined(__GNUC__)
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p), end = first + static_cast<std::uintptr_t>(bytes);
   for (std::uintptr_t line = first & ~std::uintptr_t(63); line < end; line += 64)
@@ -133,7 +137,7 @@ inline void host_prefetch_span(const void* p, std::int64_t bytes) {
 // Asks the caches for `rows` rows of `n` elements each, `stride` elements apart from `base`: one
 // span where the rows are contiguous, else one per row.
 template <class T>
-inline void host_prefetch_rows(const T* base, std::int64_t rows, std::int64_t stride, std::int64_t n) {
+GRAIN_FORCEINLINE void host_prefetch_rows(const T* base, std::int64_t rows, std::int64_t stride, std::int64_t n) {
   const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
   if (stride == n || rows == 1) return host_prefetch_span(base, rows * n * E);
   for (std::int64_t r = 0; r < rows; ++r) host_prefetch_span(base + r * stride, n * E);
