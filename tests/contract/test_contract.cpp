@@ -1003,6 +1003,62 @@ TEST(ContractBlockDot, EveryPath) {
 }
 #endif
 
+// block's CPU cell kernel on 512-bit registers (ContractBlockHostCellZmmKernel<T, K>), called
+// directly: K = 8, 16 and 24 (its three instances: float takes 4-12 words of two elements, double
+// 8-24 of one; float's 12 words are a whole and a part transposition), L = 1, 8 and 13 (blocks of
+// 8 rows and a remainder, odd ones pairing a float row with zeros), R = 8 (whole rows), 5 and 1
+// (zero rows in the transposition, stores one by one), outputs row-major or with the fields
+// strided, whole cells 2 ahead or none, overwrite (NaN-poisoned out) and sum_into
+// (HostCellsCase). host_zmm_cells' rule is checked on the suite's shapes.
+#ifdef GRAIN_HOST_ZMM_CELLS
+template <class T, int K>
+void check_block_zmm_k(std::mt19937_64& g, int& runs) {
+  using Kernel = grain::impl::ContractBlockHostCellZmmKernel<T, K>;
+  for (grain::index_type L : {1, 8, 13})
+    for (grain::index_type R : {8, 5, 1})
+      for (bool fields_strided : {false, true}) {
+        HostCellsCase<T> cells(g, 5, L, R, K, fields_strided ? 1 : R, fields_strided ? L : 1);
+        for (grain::index_type ahead : {0, 2})
+          for (bool sum_into : {false, true}) {
+            grain::impl::ContractProblem<T> q = cells.p;
+            q.sum_into = sum_into;  // make() reads it: whole rows only when overwritten
+            const Kernel kernel = Kernel::make(q, ahead);
+            EXPECT_EQ(kernel.whole, R == 8 && (!fields_strided || L == 1) && !sum_into);
+            cells.run(kernel, sum_into, "zmm cells K " + std::to_string(K) + (fields_strided ? ", fields strided" : ", rows whole") +
+                                            ", " + std::to_string(ahead) + " cells ahead");
+            ++runs;
+          }
+      }
+}
+#endif
+
+TEST(ContractBlockZmm, EveryPath) {
+#ifdef GRAIN_HOST_ZMM_CELLS
+  std::mt19937_64 g(3636);
+  int runs = 0;
+  check_block_zmm_k<float, 8>(g, runs);
+  check_block_zmm_k<float, 16>(g, runs);
+  check_block_zmm_k<float, 24>(g, runs);
+  check_block_zmm_k<double, 8>(g, runs);
+  check_block_zmm_k<double, 16>(g, runs);
+  check_block_zmm_k<double, 24>(g, runs);
+  EXPECT_EQ(runs, 6 * 3 * 3 * 2 * 2 * 2);
+  // The rule: FieldFieldScalar / FieldFieldVector Q1 (8 x 8 fields, K = 8 and 24), not
+  // FieldFieldTensor Q1 (K = 72), nor more than 8 right fields, nor K off the row.
+  using grain::impl::host_zmm_cells;
+  const bool whole_fma = !grain::impl::host_avx512_halves();
+  EXPECT_EQ(host_zmm_cells(true, 8, 8), whole_fma);
+  EXPECT_EQ(host_zmm_cells(true, 8, 24), whole_fma);
+  EXPECT_EQ(host_zmm_cells(true, 3, 16), whole_fma);
+  EXPECT_FALSE(host_zmm_cells(true, 8, 72));
+  EXPECT_FALSE(host_zmm_cells(true, 8, 12));
+  EXPECT_FALSE(host_zmm_cells(true, 27, 24));
+  EXPECT_FALSE(host_zmm_cells(false, 8, 8));
+#else
+  GTEST_SKIP() << "ContractBlockHostCellZmmKernel is compiled only with AVX-512 and GCC's vector extensions";
+#endif
+}
+
 // A LayoutLeft DataField (R > 1) or DataData (R = 1) problem over exactly sized host arrays, for
 // running GPU kernels directly on the host: left (c, k0, k1) at c + cs k0 + cs (K0 + 1) k1 (padded
 // between levels when K1 = 2), right (c, r, k0, k1) at c + cs r + cs R k0 + cs R K0 k1, out (c, r)

@@ -480,6 +480,153 @@ struct ContractBlockHostCellKernel {
 };
 #endif
 
+#ifdef GRAIN_HOST_ZMM_CELLS
+// ContractBlockHostCellZmmKernel: LayoutRight FieldField cells of at most 8 right fields with K =
+// 8, 16 or 24 (host_zmm_cells: FieldFieldScalar / FieldFieldVector Q1), one iteration of a range
+// per cell, on 512-bit registers. The right operand's rows are taken as columns of 8-byte words (a
+// double, or two neighbouring floats along K) and transposed 8 x 8 in registers: bt[j] holds word
+// j of each of the 8 right rows. A left row's word, broadcast, times bt[j] then adds, in lane
+// (r, h), the products of index 2j + h (float) or j (double) of left row l and right row r; in
+// float the two lanes of a field are added at the end (a shuffle of two rows' accumulators). So a
+// left row takes K / 2 (float) or K (double) 512-bit FMAs where ContractBlockHostCellKernel's
+// 256-bit panel takes K or 2K, with no panel stored and loaded again, and the transpose is 8-byte
+// words, 8 x 8 once per 8 of them.
+// Two left rows a block: with 8 (16 accumulator chains) double K = 24 held its 24 transposed
+// words, 8 accumulators and the transpose's index vectors in more than 32 registers and spilled.
+// Session 36, the 2-core Zen 5 EPYC (full 512-bit FMA units), 2 threads, the suite's 128 MiB,
+// against ContractBlockHostCellKernel (its cells ahead prefetched again, host_prefetch_span),
+// interleaved call by call in one process, medians of 16 in a fast memory phase (a copy of 84-90
+// GB/s; docs/variants-s36/ffq1r.cpp, ffq1r-rows3.log), GB/s: FieldFieldScalar Q1 float 58-60 ->
+// 81-83, double 62-63 -> 84; FieldFieldVector Q1 float 56 -> 78, double 59 -> 81. Rows a block
+// (ffq1r-rows*.log): 8 / 4 / 1 took FieldFieldVector Q1 double to 66-68 / 66-70 / 74; in slow
+// phases (a copy of 48-52) the kernels were within 1-8% of each other. K = 72 (FieldFieldTensor
+// Q1: 72 double words) does not fit the registers; a first form was level in float and 25% slower
+// in double there.
+template <class T, int K>
+struct ContractBlockHostCellZmmKernel {
+  static constexpr int E = 8 / static_cast<int>(sizeof(T));  // elements an 8-byte word
+  static constexpr int J = K / E;                              // words of a row
+  static_assert(K % 8 == 0 && J <= 24, "K a multiple of 8, at most 24 words");
+  static constexpr int MR = 2;  // left rows a block (one pair of float rows for the shuffle)
+  using HD = HostVector<double, 8>;
+  using D = typename HD::V;
+  using HT = HostVector<T, 64 / sizeof(T)>;
+  using VT = typename HT::V;
+  ContractProblem<T> p;
+  index_type ahead;  // prefetch the operands of the cell this far ahead, whole (0: none)
+  bool whole;        // 8 right fields, output rows unit-stride and overwritten: vector stores
+
+  static ContractBlockHostCellZmmKernel make(const ContractProblem<T>& p, index_type ahead) {
+    return {p, ahead, p.R == 8 && p.o_r == 1 && !p.sum_into};
+  }
+
+  void operator()(index_type c) const {
+    if (ahead > 0 && c + ahead < p.C) {
+      host_prefetch_rows(p.a + (c + ahead) * p.a_c, p.L, p.a_l, index_type(K));
+      host_prefetch_rows(p.b + (c + ahead) * p.b_c, p.R, p.b_r, index_type(K));
+    }
+    if (whole)
+      cell<true>(c);
+    else
+      cell<false>(c);
+  }
+
+  template <bool Whole>
+  GRAIN_FORCEINLINE void cell(index_type c) const {
+    const T* a = p.a + c * p.a_c;
+    D bt[J];
+    transpose_words<Whole>(p.b + c * p.b_c, bt, std::make_index_sequence<(J + 7) / 8>{});
+    index_type l = 0;
+    auto rows_of = [&](auto mr) {
+      constexpr int M = decltype(mr)::value;
+      const T* row[M];
+      VT acc[M];
+      GRAIN_HOST_UNROLL
+      for (int i = 0; i < M; ++i) row[i] = a + (l + i) * p.a_l, acc[i] = word(row[i], 0) * VT(bt[0]);
+      GRAIN_HOST_UNROLL
+      for (int j = 1; j < J; ++j)
+        GRAIN_HOST_UNROLL
+        for (int i = 0; i < M; ++i) acc[i] += word(row[i], j) * VT(bt[j]);
+      if constexpr (sizeof(T) == 8) {
+        GRAIN_HOST_UNROLL
+        for (int i = 0; i < M; ++i) {
+          if constexpr (Whole) {
+            HT::store(p.out_at(c, l + i, 0), acc[i]);
+          } else {
+            alignas(64) T res[8];
+            HT::store(res, acc[i]);
+            put_fields(p, c, l + i, res);
+          }
+        }
+      } else {
+        // Lanes 2r and 2r + 1 of a row's accumulator are its field r: two rows at a time, row i
+        // in lanes 0-7 of s, row i + 1 in lanes 8-15.
+        using MI = typename HT::M;
+        constexpr MI even = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+        constexpr MI odd = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+        GRAIN_HOST_UNROLL
+        for (int i = 0; i < M; i += 2) {
+          const VT next = i + 1 < M ? acc[i + 1] : VT{};
+          const VT s = __builtin_shuffle(acc[i], next, even) + __builtin_shuffle(acc[i], next, odd);
+          alignas(64) T res[16];
+          HT::store(res, s);  // Whole: compiled to the two halves' stores
+          if constexpr (Whole) {
+            std::memcpy(p.out_at(c, l + i, 0), res, 8 * sizeof(T));
+            if (i + 1 < M) std::memcpy(p.out_at(c, l + i + 1, 0), res + 8, 8 * sizeof(T));
+          } else {
+            put_fields(p, c, l + i, res);
+            if (i + 1 < M) put_fields(p, c, l + i + 1, res + 8);
+          }
+        }
+      }
+      l += M;
+    };
+    for (index_type left = p.L; left > 0; left -= MR) host_rows_dispatch<MR>(static_cast<int>(left < MR ? left : MR), rows_of);
+  }
+
+  // bt[j] = word j of right rows 0-7 (rows past R zero), 8 words at a time.
+  template <bool Whole, std::size_t... Q>
+  GRAIN_FORCEINLINE void transpose_words(const T* b, D (&bt)[J], std::index_sequence<Q...>) const {
+    (transpose_eight<Whole, static_cast<int>(Q) * 8>(b, bt), ...);
+  }
+  template <bool Whole, int J0>
+  GRAIN_FORCEINLINE void transpose_eight(const T* b, D (&bt)[J]) const {
+    constexpr int n = J - J0 < 8 ? J - J0 : 8;
+    D x[8];
+    GRAIN_HOST_UNROLL
+    for (int r = 0; r < 8; ++r) {
+      const double* w = reinterpret_cast<const double*>(b + r * p.b_r + J0 * E);
+      // A masked load for a part of 8 words (a copy into a zeroed vector went through the stack,
+      // a store of 32 bytes then a load of 64 that cannot take it forwarded).
+      if constexpr (n == 8)
+        x[r] = Whole || r < p.R ? D(_mm512_loadu_pd(w)) : D{};
+      else
+        x[r] = Whole || r < p.R ? D(_mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1), w)) : D{};
+    }
+    HD::transpose(x);
+    GRAIN_HOST_UNROLL
+    for (int i = 0; i < n; ++i) bt[J0 + i] = x[i];
+  }
+
+  // Word j of a left row, broadcast to every word of a vector.
+  static GRAIN_FORCEINLINE VT word(const T* row, int j) {
+    if constexpr (sizeof(T) == 8) {
+      const T w = row[j];
+      return VT{w, w, w, w, w, w, w, w};
+    } else {
+      double w;
+      std::memcpy(&w, row + 2 * j, 8);
+      return VT(D{w, w, w, w, w, w, w, w});
+    }
+  }
+  // Fields 0 .. R - 1 of output row (c, l) from row[], out of line (its calls spill no registers
+  // in the kernel).
+  static __attribute__((noinline)) void put_fields(const ContractProblem<T>& p, index_type c, index_type l, const T* row) {
+    for (index_type j = 0; j < p.R; ++j) p.store(c, l, j, row[j]);
+  }
+};
+#endif
+
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // ContractBlockHostDotKernel: one iteration per cell, TL x TR blocks of outputs, each output a
 // vector of W partial sums along K (TL x TR accumulators: 32 vector registers at 8 x 4, which
@@ -887,6 +1034,17 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
   } else {
     if (cell_vectors(static_cast<ContractBlockHostCellVecKernel<T, 3, 3, kHostVectorBytes>*>(nullptr))) return;
   }
+#ifdef GRAIN_HOST_ZMM_CELLS
+  if (host_zmm_cells(p.a_k_unit() && p.b_k_unit(), p.R, p.K)) {
+    const index_type ahead = host_prefetch_cells((p.L + p.R) * p.K * static_cast<index_type>(sizeof(T)));
+    auto zmm = [&](auto k) {
+      parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellZmmKernel<T, decltype(k)::value>::make(p, ahead));
+    };
+    if (p.K == 8) return zmm(std::integral_constant<int, 8>{});
+    if (p.K == 16) return zmm(std::integral_constant<int, 16>{});
+    return zmm(std::integral_constant<int, 24>{});
+  }
+#endif
   if (host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K)) {
     const bool prefetch = host_prefetch_next_cell(p.K * static_cast<index_type>(sizeof(T)));
     parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostDotKernel<T, 8, 4>{p, prefetch});
