@@ -1,8 +1,16 @@
-// Session 36: LayoutRight FieldField Q1 (8 x 8 fields, K = 8 D) on the CPU: grain's `block` cell
-// kernel against prototype AVX-512 cell kernels, interleaved call by call in one process, each
-// iteration preceded by a 128 MiB copy (medians split by that copy into fast / slow phases).
-// Build (after build/host): g++ -O3 -march=native -fopenmp -std=c++17 -DGRAIN_ENABLE_OPENMP -Iinclude \
+// Session 36: LayoutRight FieldField Q1 (8 x 8 fields, K = 8 D) on the CPU: grain's `block` with
+// ContractBlockHostCellKernel (grain-old), with ContractBlockHostCellZmmKernel (grain-zmm), with
+// its instance of ALT_ROWS left rows a block (grain-zmm-alt-rows), and the prototype kernels below
+// (proto: the same words transposed by intrinsics, a whole row's chain at a time), interleaved
+// call by call in one process, each iteration preceded by a 128 MiB copy (medians split by that
+// copy into fast (> 60 GB/s) and slow phases).
+// Needs the temporary knobs of zmm-knob.diff: `git apply docs/variants-s36/zmm-knob.diff`, add
+// -DALT_ROWS=N to build/host's flags or leave it 4, rebuild build/host's `grain` target, then
+// g++ -O3 -march=native -fopenmp -std=c++17 -DGRAIN_ENABLE_OPENMP -Iinclude \
 //   docs/variants-s36/ffq1r.cpp build/host/libgrain.a -o /tmp/ffq1r
+// (The logs' column names changed with the experiment: ffq1r-first.log has the first grain kernel
+// (before the prefetch fix) against proto at three distances; ffq1r-ab*.log grain-old against the
+// 8-row zmm kernel; ffq1r-ahead.log 2x the cells ahead; ffq1r-rows*.log the rows a block.)
 // Run: OMP_NUM_THREADS=2 OMP_PROC_BIND=true /tmp/ffq1r D(1|3|9) f|d [iterations] [budget MiB]
 #include <immintrin.h>
 #include <omp.h>
@@ -157,7 +165,7 @@ void run(int iters, long budget_mib) {
     for (int it = 0; it < iters; ++it) if ((cp[it] > 60) == (phase == 0)) { c.push_back(cp[it]); for (int s = 0; s < 4; ++s) v[s].push_back(gb[s][it]); }
     if (c.empty()) continue;
     auto med = [](std::vector<double> x) { std::sort(x.begin(), x.end()); return x[x.size() / 2]; };
-    printf("FF D=%d %s C=%ld %s (%zu): copy %.1f  grain-old %.1f  grain-zmm-2rows %.1f  grain-zmm-1row %.1f  proto(%d) %.1f GB/s\n", D, sizeof(T) == 4 ? "float" : "double", C,
+    printf("FF D=%d %s C=%ld %s (%zu): copy %.1f  grain-old %.1f  grain-zmm %.1f  grain-zmm-alt-rows %.1f  proto(%d) %.1f GB/s\n", D, sizeof(T) == 4 ? "float" : "double", C,
            phase == 0 ? "fast" : "slow", c.size(), med(c), med(v[0]), med(v[3]), med(v[1]), aheads[1], med(v[2]));
   }
 }
