@@ -10,7 +10,8 @@
 //   docs/variants-s36/ffq1r.cpp build/host/libgrain.a -o /tmp/ffq1r
 // (The logs' column names changed with the experiment: ffq1r-first.log has the first grain kernel
 // (before the prefetch fix) against proto at three distances; ffq1r-ab*.log grain-old against the
-// 8-row zmm kernel; ffq1r-ahead.log 2x the cells ahead; ffq1r-rows*.log the rows a block.)
+// 8-row zmm kernel; ffq1r-ahead.log 2x the cells ahead; ffq1r-rows*.log the rows a block;
+// ffq1r-k72.log cell_stack at K = 72, AHEAD=N setting the cells prefetched ahead.)
 // Run: OMP_NUM_THREADS=2 OMP_PROC_BIND=true /tmp/ffq1r D(1|3|9) f|d [iterations] [budget MiB]
 #include <immintrin.h>
 #include <omp.h>
@@ -108,6 +109,67 @@ static inline void cell_bcast_d(const double* A, const double* B, double* O) {
   }
 }
 
+// Any K a multiple of 8: B's words transposed into a stack array (L1), then rows two at a time
+// reading bt[j] from it (float: word pairs, reduced as in cell_pairs_f).
+template <class T, int K>
+static inline void cell_stack(const T* A, const T* B, T* O) {
+  constexpr int E = 8 / sizeof(T), J = K / E;
+  alignas(64) __m512d bt[J];
+  for (int j0 = 0; j0 < J; j0 += 8) {
+    const int n = J - j0 < 8 ? J - j0 : 8;
+    const __mmask8 m = (__mmask8)((1u << n) - 1);
+    __m512d x[8], t[8], u[8];
+    for (int r = 0; r < 8; ++r) x[r] = _mm512_maskz_loadu_pd(m, (const double*)(B + r * K) + j0);
+    for (int r = 0; r < 8; r += 2) { t[r] = _mm512_unpacklo_pd(x[r], x[r + 1]); t[r + 1] = _mm512_unpackhi_pd(x[r], x[r + 1]); }
+    for (int r = 0; r < 8; r += 4) {
+      u[r + 0] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0x88);
+      u[r + 1] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0x88);
+      u[r + 2] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0xdd);
+      u[r + 3] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0xdd);
+    }
+    const __m512d v[8] = {_mm512_shuffle_f64x2(u[0], u[4], 0x88), _mm512_shuffle_f64x2(u[1], u[5], 0x88),
+                          _mm512_shuffle_f64x2(u[2], u[6], 0x88), _mm512_shuffle_f64x2(u[3], u[7], 0x88),
+                          _mm512_shuffle_f64x2(u[0], u[4], 0xdd), _mm512_shuffle_f64x2(u[1], u[5], 0xdd),
+                          _mm512_shuffle_f64x2(u[2], u[6], 0xdd), _mm512_shuffle_f64x2(u[3], u[7], 0xdd)};
+    for (int c = 0; c < n; ++c) bt[j0 + c] = v[c];
+  }
+  for (int l = 0; l < 8; l += 2) {
+    const double* a0 = (const double*)(A + l * K);
+    const double* a1 = (const double*)(A + (l + 1) * K);
+    __m512d s0 = _mm512_mul_pd(_mm512_set1_pd(a0[0]), bt[0]), s1 = _mm512_mul_pd(_mm512_set1_pd(a1[0]), bt[0]);
+    if constexpr (sizeof(T) == 4) {
+      __m512 f0 = _mm512_castpd_ps(_mm512_set1_pd(a0[0])) * _mm512_castpd_ps(bt[0]);
+      __m512 f1 = _mm512_castpd_ps(_mm512_set1_pd(a1[0])) * _mm512_castpd_ps(bt[0]);
+      for (int j = 1; j < J; ++j) {
+        f0 = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(a0[j])), _mm512_castpd_ps(bt[j]), f0);
+        f1 = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(a1[j])), _mm512_castpd_ps(bt[j]), f1);
+      }
+      const __m512 t0 = _mm512_shuffle_ps(f0, f1, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m512 t1 = _mm512_shuffle_ps(f0, f1, _MM_SHUFFLE(3, 1, 3, 1));
+      const __m512d sd = _mm512_castps_pd(_mm512_add_ps(t0, t1));
+      _mm512_storeu_ps((float*)O + l * 8, _mm512_castpd_ps(_mm512_permutexvar_pd(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), sd)));
+    } else {
+      // four partial sums a row (8 chains in flight): one chain of 72 FMAs a row was latency-bound
+      (void)s0, (void)s1;
+      __m512d p0a = _mm512_setzero_pd(), p0b = p0a, p0c = p0a, p0d = p0a, p1a = p0a, p1b = p0a, p1c = p0a, p1d = p0a;
+      static_assert(J % 4 == 0 || K <= 24, "");
+      for (int j = 0; j + 3 < J; j += 4) {
+        p0a = _mm512_fmadd_pd(_mm512_set1_pd(a0[j]), bt[j], p0a);
+        p1a = _mm512_fmadd_pd(_mm512_set1_pd(a1[j]), bt[j], p1a);
+        p0b = _mm512_fmadd_pd(_mm512_set1_pd(a0[j + 1]), bt[j + 1], p0b);
+        p1b = _mm512_fmadd_pd(_mm512_set1_pd(a1[j + 1]), bt[j + 1], p1b);
+        p0c = _mm512_fmadd_pd(_mm512_set1_pd(a0[j + 2]), bt[j + 2], p0c);
+        p1c = _mm512_fmadd_pd(_mm512_set1_pd(a1[j + 2]), bt[j + 2], p1c);
+        p0d = _mm512_fmadd_pd(_mm512_set1_pd(a0[j + 3]), bt[j + 3], p0d);
+        p1d = _mm512_fmadd_pd(_mm512_set1_pd(a1[j + 3]), bt[j + 3], p1d);
+      }
+      const __m512d p0[4] = {p0a, p0b, p0c, p0d}, p1[4] = {p1a, p1b, p1c, p1d};
+      _mm512_storeu_pd((double*)O + l * 8, (p0[0] + p0[1]) + (p0[2] + p0[3]));
+      _mm512_storeu_pd((double*)O + (l + 1) * 8, (p1[0] + p1[1]) + (p1[2] + p1[3]));
+    }
+  }
+}
+
 template <class T, int K>
 static void proto(const T* a, const T* b, T* o, long C, int ahead) {
 #pragma omp parallel for schedule(static)
@@ -117,7 +179,8 @@ static void proto(const T* a, const T* b, T* o, long C, int ahead) {
       const char* pb = (const char*)(b + (c + ahead) * 8 * K);
       for (int i = 0; i < 8 * K * (int)sizeof(T); i += 64) { __builtin_prefetch(pa + i, 0, 3); __builtin_prefetch(pb + i, 0, 3); }
     }
-    if constexpr (sizeof(T) == 4) cell_pairs_f<K>(a + c * 8 * K, b + c * 8 * K, o + c * 64);
+    if (K > 24) cell_stack<T, K>(a + c * 8 * K, b + c * 8 * K, o + c * 64);
+    else if constexpr (sizeof(T) == 4) cell_pairs_f<K>(a + c * 8 * K, b + c * 8 * K, o + c * 64);
     else cell_bcast_d<K>(a + c * 8 * K, b + c * 8 * K, o + c * 64);
   }
 }
@@ -138,7 +201,8 @@ void run(int iters, long budget_mib) {
   else { l5 = decltype(l5)("l", C, 8, 8, 3, 3); r5 = decltype(r5)("r", C, 8, 8, 3, 3); fill(l5); fill(r5); pa = l5.data(); pb = r5.data(); call = [&] { grain::contract_field_field_tensor(out, l5, r5, opt); }; }
   const double bytes = double(C) * (2 * 8 * K + 64) * sizeof(T);
   call();
-  const int aheads[] = {0, (4096 + 8 * K * (int)sizeof(T) - 1) / (8 * K * (int)sizeof(T)), 2 * ((4096 + 8 * K * (int)sizeof(T) - 1) / (8 * K * (int)sizeof(T)))};
+  const int a1 = getenv("AHEAD") ? atoi(getenv("AHEAD")) : (4096 + 8 * K * (int)sizeof(T) - 1) / (8 * K * (int)sizeof(T));
+  const int aheads[] = {0, a1, 2 * a1};
   proto<T, K>(pa, pb, out2.data(), C, 0);
   double err = 0;
   for (std::size_t i = 0; i < out.size(); ++i) err = std::max(err, (double)std::fabs(out.data()[i] - out2.data()[i]));
