@@ -58,7 +58,7 @@
 #include <string>
 #include <type_traits>
 
-#include "grain/contract/algorithms/host_simd.hpp"  // host_prefetch_next_cell, host_dot_cells
+#include "grain/contract/algorithms/host_simd.hpp"  // host_prefetch_next_cell, host_dot_cells, host_zmm_cells
 #include "grain/contract/engine.hpp"                  // contract_mma_k_rows (CUDA builds)
 #include "grain/contract/options.hpp"
 #include "grain/contract/problem.hpp"
@@ -146,8 +146,11 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // against flat's 10.4 (medians of six alternating rounds, 2 threads, 128 MiB; in cache one
       // thread 0.067 against 0.092).
       const bool block_dots = host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K);
-      return small_cells && p.K >= 32 && !block_prefetches && !block_dots ? ContractAlgorithm::Flat
-                                                                          : ContractAlgorithm::Block;
+      // Session 36: block's 512-bit cell kernel (host_zmm_cells) took FieldFieldTensor Q1 float from
+      // the dot kernel's 51-52 GB/s to 70-71 (fast memory phase, 2 threads, 128 MiB).
+      const bool block_zmm = host_zmm_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.R, p.K);
+      return small_cells && p.K >= 32 && !block_prefetches && !block_dots && !block_zmm ? ContractAlgorithm::Flat
+                                                                                       : ContractAlgorithm::Block;
     }
     return ContractAlgorithm::Flat;
   }
