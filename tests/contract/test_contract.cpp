@@ -1004,8 +1004,9 @@ TEST(ContractBlockDot, EveryPath) {
 #endif
 
 // block's CPU cell kernel on 512-bit registers (ContractBlockHostCellZmmKernel<T, K>), called
-// directly: K = 8, 16, 24 and, in float, 72 (float takes 4-36 words of two elements, double 8-24
-// of one; float's 12 and 36 words end with a part transposition), L = 1, 8 and 13 (blocks of
+// directly: K = 8, 16, 24 and 72 (float takes 4-36 words of two elements, double 8-72 of one;
+// float's 12 and 36 words end with a part transposition; double's 72-element cells, over 8 KB,
+// prefetch the next one a share a block where `ahead` is 0), L = 1, 8 and 13 (blocks of
 // 8 rows and a remainder, odd ones pairing a float row with zeros), R = 8 (whole rows), 5 and 1
 // (zero rows in the transposition, stores one by one), outputs row-major or with the fields
 // strided, whole cells 2 ahead or none, overwrite (NaN-poisoned out) and sum_into
@@ -1043,21 +1044,20 @@ TEST(ContractBlockZmm, EveryPath) {
   check_block_zmm_k<double, 8>(g, runs);
   check_block_zmm_k<double, 16>(g, runs);
   check_block_zmm_k<double, 24>(g, runs);
-  EXPECT_EQ(runs, 7 * 3 * 3 * 2 * 2 * 2);
-  // The rule: FieldField Q1 (8 x 8 fields, K = 8, 24, and 72 in float), not FieldFieldTensor Q1
-  // in double, nor more than 8 right fields, nor other K, nor K strided.
+  check_block_zmm_k<double, 72>(g, runs);
+  EXPECT_EQ(runs, 8 * 3 * 3 * 2 * 2 * 2);
+  // The rule: FieldField Q1 (8 x 8 fields, K = 8, 24 and 72), not more than 8 right fields, nor
+  // other K, nor K strided.
   using grain::impl::host_zmm_cells;
   const bool whole_fma = !grain::impl::host_avx512_halves();
-  for (std::size_t elem : {4, 8}) {
-    EXPECT_EQ(host_zmm_cells(elem, true, 8, 8), whole_fma);
-    EXPECT_EQ(host_zmm_cells(elem, true, 8, 24), whole_fma);
-    EXPECT_EQ(host_zmm_cells(elem, true, 3, 16), whole_fma);
-    EXPECT_FALSE(host_zmm_cells(elem, true, 8, 12));
-    EXPECT_FALSE(host_zmm_cells(elem, true, 27, 24));
-    EXPECT_FALSE(host_zmm_cells(elem, false, 8, 8));
-  }
-  EXPECT_EQ(host_zmm_cells(4, true, 8, 72), whole_fma);
-  EXPECT_FALSE(host_zmm_cells(8, true, 8, 72));
+  EXPECT_EQ(host_zmm_cells(true, 8, 8), whole_fma);
+  EXPECT_EQ(host_zmm_cells(true, 8, 24), whole_fma);
+  EXPECT_EQ(host_zmm_cells(true, 8, 72), whole_fma);
+  EXPECT_EQ(host_zmm_cells(true, 3, 16), whole_fma);
+  EXPECT_FALSE(host_zmm_cells(true, 8, 12));
+  EXPECT_FALSE(host_zmm_cells(true, 8, 216));
+  EXPECT_FALSE(host_zmm_cells(true, 27, 24));
+  EXPECT_FALSE(host_zmm_cells(false, 8, 8));
 #else
   GTEST_SKIP() << "ContractBlockHostCellZmmKernel is compiled only with AVX-512 and GCC's vector extensions";
 #endif

@@ -147,8 +147,9 @@ ContractAlgorithm contract_auto_algorithm(const ContractProblem<T>& p, ContractE
       // thread 0.067 against 0.092).
       const bool block_dots = host_dot_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.L, p.R, p.K);
       // Session 36: block's 512-bit cell kernel (host_zmm_cells) took FieldFieldTensor Q1 float from
-      // the dot kernel's 51-52 GB/s to 70-71 (fast memory phase, 2 threads, 128 MiB).
-      const bool block_zmm = host_zmm_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.R, p.K);
+      // the dot kernel's 51-52 GB/s to 70-71, double from 52-53 to 68 (fast memory phase, 2
+      // threads, 128 MiB).
+      const bool block_zmm = host_zmm_cells(p.a_k_unit() && p.b_k_unit(), p.R, p.K);
       return small_cells && p.K >= 32 && !block_prefetches && !block_dots && !block_zmm ? ContractAlgorithm::Flat
                                                                                        : ContractAlgorithm::Block;
     }

@@ -482,8 +482,8 @@ struct ContractBlockHostCellKernel {
 
 #ifdef GRAIN_HOST_ZMM_CELLS
 // ContractBlockHostCellZmmKernel: LayoutRight FieldField cells of at most 8 right fields with K =
-// 8, 16 or 24, and 72 in float (host_zmm_cells: FieldField Q1), one iteration of a range per
-// cell, on 512-bit registers. The right operand's rows are taken as columns of 8-byte words (a
+// 8, 16, 24 or 72 (host_zmm_cells: FieldField Q1), one iteration of a range per cell, on 512-bit
+// registers. The right operand's rows are taken as columns of 8-byte words (a
 // double, or two neighbouring floats along K) and transposed 8 x 8 in registers: bt[j] holds word
 // j of each of the 8 right rows. A left row's word, broadcast, times bt[j] then adds, in lane
 // (r, h), the products of index 2j + h (float) or j (double) of left row l and right row r; in
@@ -500,14 +500,17 @@ struct ContractBlockHostCellKernel {
 // 81-83, double 62-63 -> 84; FieldFieldVector Q1 float 56 -> 78, double 59 -> 81. Rows a block
 // (ffq1r-rows*.log): 8 / 4 / 1 took FieldFieldVector Q1 double to 66-68 / 66-70 / 74; in slow
 // phases (a copy of 48-52) the kernels were within 1-8% of each other. FieldFieldTensor Q1 (K =
-// 72), whose 36 float words the compiler keeps partly on the stack (ffq1r-k72.log): float 51-52 ->
-// 70-71 GB/s against ContractBlockHostDotKernel (86-90 copy; 4 rows a block 61-62); its 72 double
-// words ran at 25 GB/s against ContractBlockHostCellKernel's 54, so double stays there.
+// 72: 36 float or 72 double words, which the compiler keeps partly on the stack): float 51-52 ->
+// 70-71 GB/s against ContractBlockHostDotKernel (copy 86-90; 4 rows a block 61-62); double 25
+// GB/s against ContractBlockHostCellKernel's 54 until its 9 KB cells, too long for whole cells
+// ahead, had the next cell's rows prefetched a share before each block: 52-53 -> 68 (copy 88),
+// in a slow phase 42-43 -> 48 (copy 50-51). Float's cells (4.6 KB, one whole cell ahead) were
+// level with that spread prefetch in a slow phase.
 template <class T, int K>
 struct ContractBlockHostCellZmmKernel {
   static constexpr int E = 8 / static_cast<int>(sizeof(T));  // elements an 8-byte word
   static constexpr int J = K / E;                              // words of a row
-  static_assert(K % 8 == 0 && J <= 36, "K a multiple of 8, at most 36 words");
+  static_assert(K % 8 == 0 && J <= 72, "K a multiple of 8, at most 72 words");
   static constexpr int MR = 2;  // left rows a block (one pair of float rows for the shuffle)
   using HD = HostVector<double, 8>;
   using D = typename HD::V;
@@ -538,8 +541,16 @@ struct ContractBlockHostCellZmmKernel {
     D bt[J];
     transpose_words<Whole>(p.b + c * p.b_c, bt, std::make_index_sequence<(J + 7) / 8>{});
     index_type l = 0;
+    const bool spread = ahead == 0 && c + 1 < p.C;
     auto rows_of = [&](auto mr) {
       constexpr int M = decltype(mr)::value;
+      if (spread) {
+        // Cells too long to ask for whole (over 8 KB: host_prefetch_cells gives 0 ahead): the next
+        // cell's rows, a share before each block, so its misses overlap this cell's FMAs.
+        host_prefetch_rows(p.a + (c + 1) * p.a_c + l * p.a_l, M, p.a_l, index_type(K));
+        const index_type r0 = l * p.R / p.L, r1 = l + M >= p.L ? p.R : (l + M) * p.R / p.L;
+        if (r1 > r0) host_prefetch_rows(p.b + (c + 1) * p.b_c + r0 * p.b_r, r1 - r0, p.b_r, index_type(K));
+      }
       const T* row[M];
       VT acc[M];
       GRAIN_HOST_UNROLL
@@ -1036,16 +1047,14 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
     if (cell_vectors(static_cast<ContractBlockHostCellVecKernel<T, 3, 3, kHostVectorBytes>*>(nullptr))) return;
   }
 #ifdef GRAIN_HOST_ZMM_CELLS
-  if (host_zmm_cells(sizeof(T), p.a_k_unit() && p.b_k_unit(), p.R, p.K)) {
+  if (host_zmm_cells(p.a_k_unit() && p.b_k_unit(), p.R, p.K)) {
     const index_type ahead = host_prefetch_cells((p.L + p.R) * p.K * static_cast<index_type>(sizeof(T)));
     auto zmm = [&](auto k) {
       parallel_for(RangePolicy<Exec>(0, p.C), ContractBlockHostCellZmmKernel<T, decltype(k)::value>::make(p, ahead));
     };
     if (p.K == 8) return zmm(std::integral_constant<int, 8>{});
     if (p.K == 16) return zmm(std::integral_constant<int, 16>{});
-    if constexpr (sizeof(T) == 4) {
-      if (p.K == 72) return zmm(std::integral_constant<int, 72>{});
-    }
+    if (p.K == 72) return zmm(std::integral_constant<int, 72>{});
     return zmm(std::integral_constant<int, 24>{});
   }
 #endif

@@ -389,19 +389,18 @@ inline bool host_dot_cells(std::size_t elem, bool k_unit, std::int64_t L, std::i
 }
 
 // Whether `block`'s CPU FieldField path runs ContractBlockHostCellZmmKernel (block.hpp, which
-// gives the measurements): `elem`-byte elements, both operands unit-stride along K, K = 8, 16 or
-// 24, or 72 in float (36 words: FieldFieldTensor Q1; in double its 72 words ran at half the
-// rate of ContractBlockHostCellKernel), at most 8 right fields; with AVX-512 (32 registers of 512
-// bits: K = 24 in double holds its 24 transposed words in them), on CPUs that run a 512-bit FMA
-// whole (not Zen 4: host_avx512_halves), and where the kernel is compiled (GRAIN_HOST_ZMM_CELLS).
+// gives the measurements): both operands unit-stride along K, K = 8, 16, 24 or 72 (FieldField
+// Q1), at most 8 right fields; with AVX-512 (32 registers of 512 bits: K = 24 in double holds its
+// 24 transposed words in them), on CPUs that run a 512-bit FMA whole (not Zen 4:
+// host_avx512_halves), and where the kernel is compiled (GRAIN_HOST_ZMM_CELLS).
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__) && defined(GRAIN_HOST_CPUID)
 #define GRAIN_HOST_ZMM_CELLS 1
 #endif
-inline bool host_zmm_cells(std::size_t elem, bool k_unit, std::int64_t R, std::int64_t K) {
+inline bool host_zmm_cells(bool k_unit, std::int64_t R, std::int64_t K) {
 #ifdef GRAIN_HOST_ZMM_CELLS
-  return k_unit && R <= 8 && (K == 8 || K == 16 || K == 24 || (elem == 4 && K == 72)) && !host_avx512_halves();
+  return k_unit && R <= 8 && (K == 8 || K == 16 || K == 24 || K == 72) && !host_avx512_halves();
 #else
-  (void)elem, (void)k_unit, (void)R, (void)K;
+  (void)k_unit, (void)R, (void)K;
   return false;
 #endif
 }
