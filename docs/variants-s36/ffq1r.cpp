@@ -27,6 +27,24 @@
 #include "grain/contract/algorithms/block.hpp"
 static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
+// out[c] = qword c of rows x[0..7] (an 8 x 8 transpose of 64-bit words), c < n.
+static inline void transpose8(const __m512d (&x)[8], __m512d* out, int n) {
+  __m512d t[8], u[8];
+  for (int r = 0; r < 8; r += 2) { t[r] = _mm512_unpacklo_pd(x[r], x[r + 1]); t[r + 1] = _mm512_unpackhi_pd(x[r], x[r + 1]); }
+  // t[0] = r0c0 r1c0 r0c2 r1c2 r0c4 r1c4 r0c6 r1c6 ; t[1] = ..c1 c3 c5 c7
+  for (int r = 0; r < 8; r += 4) {
+    u[r + 0] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0x88);  // c0 c4 (r0r1, r2r3)
+    u[r + 1] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0x88);  // c1 c5
+    u[r + 2] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0xdd);  // c2 c6
+    u[r + 3] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0xdd);  // c3 c7
+  }
+  const __m512d v[8] = {_mm512_shuffle_f64x2(u[0], u[4], 0x88), _mm512_shuffle_f64x2(u[1], u[5], 0x88),
+                        _mm512_shuffle_f64x2(u[2], u[6], 0x88), _mm512_shuffle_f64x2(u[3], u[7], 0x88),
+                        _mm512_shuffle_f64x2(u[0], u[4], 0xdd), _mm512_shuffle_f64x2(u[1], u[5], 0xdd),
+                        _mm512_shuffle_f64x2(u[2], u[6], 0xdd), _mm512_shuffle_f64x2(u[3], u[7], 0xdd)};
+  for (int c = 0; c < n; ++c) out[c] = v[c];
+}
+
 // float, K = 8 D: lanes (2 r + h) of row l's accumulator sum A(l, 2j + h) B(r, 2j + h) over j.
 // B's rows as K / 2 qword columns, transposed to zmm bt2[j] (qword r = B(r, 2j .. 2j + 1)).
 template <int K>
@@ -39,28 +57,7 @@ static inline void cell_pairs_f(const float* A, const float* B, float* O) {
     __m512d x[8];
     const __mmask8 m = (__mmask8)((1u << n) - 1);
     for (int r = 0; r < 8; ++r) x[r] = _mm512_maskz_loadu_pd(m, (const double*)(B + r * K) + j0);
-    // 8x8 qword transpose
-    __m512d t[8];
-    for (int r = 0; r < 8; r += 2) { t[r] = _mm512_unpacklo_pd(x[r], x[r + 1]); t[r + 1] = _mm512_unpackhi_pd(x[r], x[r + 1]); }
-    // t[0] = r0c0 r1c0 r0c2 r1c2 r0c4 r1c4 r0c6 r1c6 ; t[1] = ..c1 c3 c5 c7
-    __m512d u[8];
-    for (int r = 0; r < 8; r += 4) {
-      u[r + 0] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0x88);  // 128-lanes 0,2 of a, 0,2 of b: c0 c4 (r0r1, r2r3)
-      u[r + 1] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0x88);  // c1 c5
-      u[r + 2] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0xdd);  // c2 c6
-      u[r + 3] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0xdd);  // c3 c7
-    }
-    // u[0]: (r0 r1 c0)(r0 r1 c4)(r2 r3 c0)(r2 r3 c4); u[4] same for r4..r7
-    const __m512d v0 = _mm512_shuffle_f64x2(u[0], u[4], 0x88);  // c0: r0r1 r2r3 r4r5 r6r7
-    const __m512d v4 = _mm512_shuffle_f64x2(u[0], u[4], 0xdd);
-    const __m512d v1 = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
-    const __m512d v5 = _mm512_shuffle_f64x2(u[1], u[5], 0xdd);
-    const __m512d v2 = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
-    const __m512d v6 = _mm512_shuffle_f64x2(u[2], u[6], 0xdd);
-    const __m512d v3 = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
-    const __m512d v7 = _mm512_shuffle_f64x2(u[3], u[7], 0xdd);
-    const __m512d v[8] = {v0, v1, v2, v3, v4, v5, v6, v7};
-    for (int c = 0; c < n; ++c) bt[j0 + c] = v[c];
+    transpose8(x, bt + j0, n);
   }
   __m512 acc[8];
   for (int l = 0; l < 8; ++l) {
@@ -83,23 +80,9 @@ template <int K>
 static inline void cell_bcast_d(const double* A, const double* B, double* O) {
   __m512d bt[K];
   for (int k0 = 0; k0 < K; k0 += 8) {
-    __m512d x[8], t[8], u[8];
+    __m512d x[8];
     for (int r = 0; r < 8; ++r) x[r] = _mm512_loadu_pd(B + r * K + k0);
-    for (int r = 0; r < 8; r += 2) { t[r] = _mm512_unpacklo_pd(x[r], x[r + 1]); t[r + 1] = _mm512_unpackhi_pd(x[r], x[r + 1]); }
-    for (int r = 0; r < 8; r += 4) {
-      u[r + 0] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0x88);
-      u[r + 1] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0x88);
-      u[r + 2] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0xdd);
-      u[r + 3] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0xdd);
-    }
-    bt[k0 + 0] = _mm512_shuffle_f64x2(u[0], u[4], 0x88);
-    bt[k0 + 4] = _mm512_shuffle_f64x2(u[0], u[4], 0xdd);
-    bt[k0 + 1] = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
-    bt[k0 + 5] = _mm512_shuffle_f64x2(u[1], u[5], 0xdd);
-    bt[k0 + 2] = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
-    bt[k0 + 6] = _mm512_shuffle_f64x2(u[2], u[6], 0xdd);
-    bt[k0 + 3] = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
-    bt[k0 + 7] = _mm512_shuffle_f64x2(u[3], u[7], 0xdd);
+    transpose8(x, bt + k0, 8);
   }
   for (int l = 0; l < 8; ++l) {
     const double* a = A + l * K;
@@ -118,20 +101,9 @@ static inline void cell_stack(const T* A, const T* B, T* O) {
   for (int j0 = 0; j0 < J; j0 += 8) {
     const int n = J - j0 < 8 ? J - j0 : 8;
     const __mmask8 m = (__mmask8)((1u << n) - 1);
-    __m512d x[8], t[8], u[8];
+    __m512d x[8];
     for (int r = 0; r < 8; ++r) x[r] = _mm512_maskz_loadu_pd(m, (const double*)(B + r * K) + j0);
-    for (int r = 0; r < 8; r += 2) { t[r] = _mm512_unpacklo_pd(x[r], x[r + 1]); t[r + 1] = _mm512_unpackhi_pd(x[r], x[r + 1]); }
-    for (int r = 0; r < 8; r += 4) {
-      u[r + 0] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0x88);
-      u[r + 1] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0x88);
-      u[r + 2] = _mm512_shuffle_f64x2(t[r + 0], t[r + 2], 0xdd);
-      u[r + 3] = _mm512_shuffle_f64x2(t[r + 1], t[r + 3], 0xdd);
-    }
-    const __m512d v[8] = {_mm512_shuffle_f64x2(u[0], u[4], 0x88), _mm512_shuffle_f64x2(u[1], u[5], 0x88),
-                          _mm512_shuffle_f64x2(u[2], u[6], 0x88), _mm512_shuffle_f64x2(u[3], u[7], 0x88),
-                          _mm512_shuffle_f64x2(u[0], u[4], 0xdd), _mm512_shuffle_f64x2(u[1], u[5], 0xdd),
-                          _mm512_shuffle_f64x2(u[2], u[6], 0xdd), _mm512_shuffle_f64x2(u[3], u[7], 0xdd)};
-    for (int c = 0; c < n; ++c) bt[j0 + c] = v[c];
+    transpose8(x, bt + j0, n);
   }
   for (int l = 0; l < 8; l += 2) {
     const double* a0 = (const double*)(A + l * K);
