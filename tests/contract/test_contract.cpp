@@ -1007,7 +1007,7 @@ TEST(ContractBlockDot, EveryPath) {
 // directly: K = 8, 16, 24 and 72 (float takes 4-36 words of two elements, double 8-72 of one;
 // float's 12 and 36 words end with a part transposition; double's 72-element cells, over 8 KB,
 // prefetch the next one a share a block where `ahead` is 0), L = 1, 8 and 13 (blocks of
-// 8 rows and a remainder, odd ones pairing a float row with zeros), R = 8 (whole rows), 5 and 1
+// 2 rows and a remainder, whose float row pairs with zeros), R = 8 (whole rows), 5 and 1
 // (zero rows in the transposition, stores one by one), outputs row-major or with the fields
 // strided, whole cells 2 ahead or none, overwrite (NaN-poisoned out) and sum_into
 // (HostCellsCase). host_zmm_cells' rule is checked on the suite's shapes.

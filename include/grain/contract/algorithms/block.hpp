@@ -410,6 +410,14 @@ inline constexpr index_type kHostCellPanel = 1024;
 // kernel took it from 17.6-20.6 to 11.5-14.9 ms (this Xeon, 2 threads, 128 MiB, three alternating
 // rounds, the OpenBLAS peer level), so every one-panel cell takes it.
 
+// Asks the caches for cell c's two operands whole (its L left and R right rows of K elements,
+// unit-stride along K): the cell kernels' cells ahead (host_prefetch_cells).
+template <class T>
+GRAIN_FORCEINLINE void host_prefetch_cell(const ContractProblem<T>& p, index_type c) {
+  host_prefetch_rows(p.a + c * p.a_c, p.L, p.a_l, p.K);
+  host_prefetch_rows(p.b + c * p.b_c, p.R, p.b_r, p.K);
+}
+
 template <class T, int NR, int MR>
 struct ContractBlockHostCellKernel {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
@@ -425,10 +433,7 @@ struct ContractBlockHostCellKernel {
     alignas(64) T bt[kHostCellPanel];
     const index_type K = p.K;
     const T* b = p.b + c * p.b_c;
-    if (ahead > 0 && c + ahead < p.C) {
-      host_prefetch_rows(p.a + (c + ahead) * p.a_c, p.L, p.a_l, K);
-      host_prefetch_rows(b + ahead * p.b_c, p.R, p.b_r, K);
-    }
+    if (ahead > 0 && c + ahead < p.C) host_prefetch_cell(p, c + ahead);
     for (int h = 0; h < NR; h += W) {
       if (h + W <= p.R) {
         host_pack_fields<T, W, NR>(b + h * p.b_r, p.b_r, K, bt + h);
@@ -525,10 +530,7 @@ struct ContractBlockHostCellZmmKernel {
   }
 
   void operator()(index_type c) const {
-    if (ahead > 0 && c + ahead < p.C) {
-      host_prefetch_rows(p.a + (c + ahead) * p.a_c, p.L, p.a_l, index_type(K));
-      host_prefetch_rows(p.b + (c + ahead) * p.b_c, p.R, p.b_r, index_type(K));
-    }
+    if (ahead > 0 && c + ahead < p.C) host_prefetch_cell(p, c + ahead);
     if (whole)
       cell<true>(c);
     else
@@ -546,7 +548,10 @@ struct ContractBlockHostCellZmmKernel {
       constexpr int M = decltype(mr)::value;
       if (spread) {
         // Cells too long to ask for whole (over 8 KB: host_prefetch_cells gives 0 ahead): the next
-        // cell's rows, a share before each block, so its misses overlap this cell's FMAs.
+        // cell's rows, a share of both operands before each block (the block's left rows and as
+        // many right rows), so its misses overlap this cell's FMAs. HostLinePrefetcher's order
+        // (all left rows, then the right ones, in equal shares a block) ran FieldFieldTensor Q1
+        // double at 47-48 GB/s against this order's 62-68 (session 36, fast phases, ffq1r-spread.log).
         host_prefetch_rows(p.a + (c + 1) * p.a_c + l * p.a_l, M, p.a_l, index_type(K));
         const index_type r0 = l * p.R / p.L, r1 = l + M >= p.L ? p.R : (l + M) * p.R / p.L;
         if (r1 > r0) host_prefetch_rows(p.b + (c + 1) * p.b_c + r0 * p.b_r, r1 - r0, p.b_r, index_type(K));
