@@ -40,15 +40,35 @@ if has tests; then
     "$e" $size > "$out/r/example_$name.log" 2>&1
     say "EXAMPLE $name rc=$? $(grep -c ' ok' "$out/r/example_$name.log") ok lines, $(grep -c FAILED "$out/r/example_$name.log") FAILED"
   done
-  # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build).
-  # SANITIZE selects suites by an extended regular expression on the name (default: all); SANITIZE_TIMEOUT bounds each run.
+  # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build), one
+  # compute-sanitizer process per test, so a slow test is cut alone and the rest still report
+  # (session 36: the contract suite's racecheck in one process ran past 250 s; session 37 ran its
+  # five FieldField tests one at a time in 10-128 s each). SANITIZE selects suites by an extended
+  # regular expression on the name (default: all), SANITIZE_TOOLS the tools (default: memcheck
+  # racecheck), SANITIZE_TIMEOUT bounds each test's run (default 240 s).
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
     echo "$name" | grep -Eq "${SANITIZE:-.}" || continue
-    for tool in memcheck racecheck; do
-      timeout "${SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 \
-        --gtest_filter='*cuda*:*Cuda*' > "$out/r/$name.$tool.log" 2>&1
-      say "SANITIZER $tool $name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/$name.$tool.log" | tail -1)"
+    tests=$("$t" --gtest_list_tests --gtest_filter='*cuda*:*Cuda*' 2>/dev/null |
+      awk '/^[^ ]/ && $1 ~ /\.$/ { s = $1 } /^  [^ ]/ { print s $1 }')
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+      runs=0 bad=0
+      : > "$out/r/$name.$tool.log"
+      for test in $tests; do
+        runs=$((runs + 1))
+        timeout "${SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_brief=1 \
+          --gtest_filter="$test" > "$out/r/one.log" 2>&1
+        rc=$?
+        summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/r/one.log" | tail -1)
+        echo "== $test rc=$rc $summary" >> "$out/r/$name.$tool.log"
+        cat "$out/r/one.log" >> "$out/r/$name.$tool.log"
+        if [ $rc -ne 0 ]; then
+          bad=$((bad + 1))
+          say "SANITIZER $tool $name $test rc=$rc${summary:+ ($summary)}"
+        fi
+      done
+      rm -f "$out/r/one.log"
+      say "SANITIZER $tool $name: $runs CUDA tests, $bad failed or cut (rc != 0; 124: past SANITIZE_TIMEOUT)"
     done
   done
 fi
