@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Session 37: the contraction figure sets on the final code (run on the GPU machine, which has
+# matplotlib; after scripts/device-stage.sh, carrying .device-carry):
+#   OUT=DIR bash docs/variants-s37/figures.sh
+# GPU: time per algorithm per case from session 37's LayoutLeft suite and torch.einsum (run 1 and
+# run 4), the speedup heat maps from a sweep run here. CPU: the same from session 37's LayoutRight
+# suite and docs/bench-contract-sweep-cpu2-zen5-s37.json (2 threads, Zen 5 VM).
+set -u
+out=${OUT:-figures-out}
+mkdir -p "$out"
+bash scripts/device-unpack.sh > /dev/null 2>&1
+.device-carry/grain bench contract --backend cuda --sweep --json "$out/bench-contract-sweep-h100-s37.json" > "$out/sweep-gpu.txt" 2>&1
+echo "sweep rc=$?"
+figs() {  # out-dir, prefix, sweep file, case files...
+  local dir=$1 prefix=$2 sweep=$3; shift 3
+  mkdir -p "$dir"
+  python3 bench/plot.py contract "$@" --out-dir "$dir" --prefix "$prefix" >> "$out/plot.txt" 2>&1
+  for k in DataDataScalar DataFieldScalar FieldFieldScalar; do
+    for d in float double; do
+      python3 bench/plot.py heatmap "$sweep" --kernel $k --dtype $d --x P --y budget_MiB --speedup-over serial \
+        --of best --out "$dir/${prefix}_${k}_${d}_speedup_best.png" >> "$out/plot.txt" 2>&1
+    done
+  done
+  echo "figures $prefix: $(ls "$dir" | wc -l) PNG files"
+}
+figs "$out/figures-h100" contract_h100 "$out/bench-contract-sweep-h100-s37.json" \
+  docs/bench-contract-h100-s37-left.json docs/bench-torch-einsum-h100-s37.json
+figs "$out/figures-cpu" contract_cpu2 docs/bench-contract-sweep-cpu2-zen5-s37.json docs/bench-contract-cpu2-zen5-s37-right.json
