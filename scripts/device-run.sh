@@ -125,26 +125,17 @@ fi
 if has figures; then
   # The contraction figure sets (issue 4): time per algorithm per case from this run's suite
   # (`ff` mode, LayoutLeft, plus torch.einsum) and the study's speedup heat maps from a sweep on
-  # this GPU; the CPU set from the committed CPU files. PNGs land in results.tar.gz (fig-gpu/,
+  # this GPU; the CPU set from the committed CPU files (session 37's 2-thread Zen 5 suite and
+  # sweep). scripts/contract-figures.sh draws each set; PNGs land in results.tar.gz (fig-gpu/,
   # fig-cpu/).
   "$G" bench contract --backend cuda --sweep --json "$out/r/sweep-gpu.json" > "$out/r/sweep-gpu.txt" 2>&1
   say "bench contract sweep (GPU) rc=$?"
-  figs() {  # out-dir, prefix, sweep file, case files...
-    local dir=$1 prefix=$2 sweep=$3; shift 3
-    python3 bench/plot.py contract "$@" --out-dir "$dir" --prefix "$prefix" >> "$out/r/plot.txt" 2>&1
-    for k in DataDataScalar DataFieldScalar FieldFieldScalar; do
-      for d in float double; do
-        python3 bench/plot.py heatmap "$sweep" --kernel $k --dtype $d --x P --y budget_MiB --speedup-over serial \
-          --of best --out "$dir/${prefix}_${k}_${d}_speedup_best.png" >> "$out/r/plot.txt" 2>&1
-      done
-    done
-    say "figures $prefix: $(ls "$dir" 2>/dev/null | wc -l) PNG files"
-  }
+  figs() { say "$(LOG="$out/r/plot.txt" bash scripts/contract-figures.sh "$@")"; }
   gpu_cases=()
   for f in "$out/r/ff-left.json" "$out/r/torch.json"; do [ -f "$f" ] && gpu_cases+=("$f"); done
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oE 'H[0-9]+' | tr 'A-Z' 'a-z')
   [ ${#gpu_cases[@]} -gt 0 ] && figs "$out/r/fig-gpu" "contract_${gpu:-gpu}" "$out/r/sweep-gpu.json" "${gpu_cases[@]}"
-  figs "$out/r/fig-cpu" contract_cpu2 docs/bench-contract-sweep-cpu.json docs/bench-contract-cpu2-avx2-s2.json
+  figs "$out/r/fig-cpu" contract_cpu2 docs/bench-contract-sweep-cpu2-zen5-s37.json docs/bench-contract-cpu2-zen5-s37-right.json
 fi
 
 if has bench; then

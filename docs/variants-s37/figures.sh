@@ -16,18 +16,7 @@ if [ "${SWEEP:-1}" != 0 ]; then
   .device-carry/grain bench contract --backend cuda --sweep --json "$sweep" > "$out/sweep-gpu.txt" 2>&1
   echo "sweep rc=$?"
 fi
-figs() {  # out-dir, prefix, sweep file, case files...
-  local dir=$1 prefix=$2 sweep=$3; shift 3
-  mkdir -p "$dir"
-  python3 bench/plot.py contract "$@" --out-dir "$dir" --prefix "$prefix" >> "$out/plot.txt" 2>&1
-  for k in DataDataScalar DataFieldScalar FieldFieldScalar; do
-    for d in float double; do
-      python3 bench/plot.py heatmap "$sweep" --kernel $k --dtype $d --x P --y budget_MiB --speedup-over serial \
-        --of best --out "$dir/${prefix}_${k}_${d}_speedup_best.png" >> "$out/plot.txt" 2>&1
-    done
-  done
-  echo "figures $prefix: $(ls "$dir" | wc -l) PNG files"
-}
+figs() { LOG="$out/plot.txt" bash scripts/contract-figures.sh "$@"; }
 figs "$out/figures-h100" contract_h100 "$sweep" \
   docs/bench-contract-h100-s37-left.json docs/bench-torch-einsum-h100-s37.json
 figs "$out/figures-cpu" contract_cpu2 docs/bench-contract-sweep-cpu2-zen5-s37.json docs/bench-contract-cpu2-zen5-s37-right.json
