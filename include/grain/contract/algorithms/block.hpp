@@ -115,14 +115,12 @@ void contract_block_with(const ContractProblem<T>& p) {
 // panel).
 //
 // With GCC (host code): W x W blocks transposed in registers, log2(W) rounds of interleaving
-// shuffles (GCC vector extensions). One core of the AMD EPYC (session 11), L1-resident rows:
-// 0.09 ns per element against 0.28 for the scalar copies. Packing had taken about 40% of the time
-// at 27 x 27 x 81 (compute alone 50 GFLOP/s, with packing 28-35).
+// shuffles (GCC vector extensions), several times faster than scalar copies; with scalar copies
+// packing takes a large share of a mid-sized cell's time (measured: docs/performance.md).
 //
 // Otherwise: scalar copies, k by k from K = kHostPackByK, else field by field. Field by field,
-// every store lands on another cache line, and from K = 512 those K lines no longer stay in L1
-// between fields: 64 x 64 x 576 float ran at 60 GFLOP/s per core that way and at 76-80 k by k. At
-// K = 81-243 field by field was up to 1.25x faster.
+// every store lands on another cache line; from K = 512 those K lines do not stay in L1 between
+// fields, so k by k is faster there, while for shorter K field by field is faster.
 inline constexpr index_type kHostPackByK = 512;
 template <class T, int W, int NR>
 inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst, int n = W) {
@@ -150,8 +148,8 @@ inline void host_pack_fields(const T* b0, index_type ldb, index_type K, T* dst, 
 // acc[i][j] = sum_k a[i * lda + k] * bt[k * NR + j]: MR left rows (unit-stride along K) against
 // one packed panel of NR fields. The j loops are the vector lanes; MR x NR / (vector width)
 // accumulators stay in registers (12 of the 16 with MR = 6 and NR two vectors wide).
-// K >= 1. The first k sets the accumulators (zeroing them first compiled to a `rep stos` of the
-// array on the stack with GCC's generic x86-64 tuning: 7% of FieldFieldScalar Q1 float's time).
+// K >= 1. The first k sets the accumulators: zeroing them first compiles to a `rep stos` of the
+// array on the stack with GCC's generic x86-64 tuning, a real cost on small cells.
 // With Add, acc holds earlier partial sums (an earlier chunk of K) and the first k adds to them.
 template <class T, int MR, int NR, bool Add = false>
 GRAIN_FORCEINLINE void host_gemm_rows(index_type K, const T* a, index_type lda, const T* bt, T (&acc)[MR][NR]) {
@@ -223,14 +221,10 @@ GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
 // The chunk of K that `block`'s CPU team kernel runs at a time: all of K where a chunk's bytes
 // (per k: `per_k`, the packed panels' fields and the team's left rows) take at most
 // kHostChunkBytes, else as equal chunks as keep each within it, so that the left rows of a chunk
-// stay in L2 across its panels instead of coming again from L3 or memory for each. Without
-// chunks, FieldFieldTensor Q4 double (125 x 125, K = 1944) packed 2 MB of panels per cell and
-// re-read its 1.9 MB of left rows once per panel. Session 21, a 2-core AVX-512 Xeon (2 MB L2 a
-// core), one thread at 3 MiB, medians of three alternating rounds: FieldFieldTensor Q4 double
-// 1.79 -> 1.21 ms (OpenBLAS per cell 1.33), float 1.60 -> 1.48 (1.75-1.80); 128, 256 and 512 KiB
-// were within 5% of each other; chunks that keep one panel in L1 (16-64 KiB of panel, session 21)
-// changed nothing. Two threads at 128 MiB: FieldFieldTensor Q4 double 83.7 -> 76.5 ms,
-// FieldFieldScalar Q4 float 87.4 -> 78.1, the other Q2-Q4 cases within the noise.
+// stay in L2 across its panels instead of coming again from L3 or memory for each (without
+// chunks, FieldFieldTensor Q4 double, 125 x 125 with K = 1944, packs 2 MB of panels per cell and
+// re-reads its 1.9 MB of left rows once per panel). Budgets of 128-512 KiB perform alike; smaller
+// chunks that keep one panel in L1 gain nothing (measured: docs/performance.md).
 inline constexpr index_type kHostChunkBytes = 262144;
 inline index_type host_k_chunk(index_type K, index_type per_k, index_type budget = kHostChunkBytes) {
   const index_type most = budget / per_k;
@@ -398,17 +392,13 @@ struct ContractBlockHostGemmKernel {
 // the panel on the stack, the accumulators vector registers whose loops are unrolled (so they stay
 // in registers), the row blocks worked out once per launch, the prefetches spread one line per k.
 // The team kernel's per-cell bookkeeping (scratch, panel loop, prefetcher set-up, run-time row
-// blocks, accumulators and transposes spilled to the stack) cost more than a Q1 cell's 512 FMAs:
-// FieldFieldScalar Q1 float, 832 instructions a cell against 416 (callgrind, AVX2 build for
-// this EPYC). Session 16, EPYC, one thread in cache (1 MiB): FieldFieldScalar Q1 float 0.178 ->
-// 0.123 ms, double 0.124 -> 0.106, FieldFieldVector Q1 float 0.101 -> 0.084 (docs/performance.md).
+// blocks, accumulators and transposes spilled to the stack) costs more than a Q1 cell's 512 FMAs:
+// about twice the instructions per cell (measured: docs/performance.md).
 inline constexpr index_type kHostCellPanel = 1024;
 
-// Sessions 16-22 kept FieldFieldVector Q1 double (rows of 192 bytes, not prefetched by lines) on
-// the team kernel: the cell kernel had run it 7% slower in cache and 20% slower from memory (the
-// EPYC, one thread). With whole cells prefetched ahead (host_prefetch_cells, session 23) the cell
-// kernel took it from 17.6-20.6 to 11.5-14.9 ms (this Xeon, 2 threads, 128 MiB, three alternating
-// rounds, the OpenBLAS peer level), so every one-panel cell takes it.
+// Every one-panel cell takes the cell kernel, FieldFieldVector Q1 double (rows of 192 bytes)
+// included: with whole cells prefetched ahead (host_prefetch_cells) it is the faster kernel from
+// memory too.
 
 // Asks the caches for cell c's two operands whole (its L left and R right rows of K elements,
 // unit-stride along K): the cell kernels' cells ahead (host_prefetch_cells).
@@ -496,21 +486,14 @@ struct ContractBlockHostCellKernel {
 // left row takes K / 2 (float) or K (double) 512-bit FMAs where ContractBlockHostCellKernel's
 // 256-bit panel takes K or 2K, with no panel stored and loaded again, and the transpose is 8-byte
 // words, 8 x 8 once per 8 of them.
-// Two left rows a block: with 8 (16 accumulator chains) double K = 24 held its 24 transposed
-// words, 8 accumulators and the transpose's index vectors in more than 32 registers and spilled.
-// Session 36, the 2-core Zen 5 EPYC (full 512-bit FMA units), 2 threads, the suite's 128 MiB,
-// against ContractBlockHostCellKernel (its cells ahead prefetched again, host_prefetch_span),
-// interleaved call by call in one process, medians of 16 in a fast memory phase (a copy of 84-90
-// GB/s; docs/variants-s36/ffq1r.cpp, ffq1r-rows3.log), GB/s: FieldFieldScalar Q1 float 58-60 ->
-// 81-83, double 62-63 -> 84; FieldFieldVector Q1 float 56 -> 78, double 59 -> 81. Rows a block
-// (ffq1r-rows*.log): 8 / 4 / 1 took FieldFieldVector Q1 double to 66-68 / 66-70 / 74; in slow
-// phases (a copy of 48-52) the kernels were within 1-8% of each other. FieldFieldTensor Q1 (K =
-// 72: 36 float or 72 double words, which the compiler keeps partly on the stack): float 51-52 ->
-// 70-71 GB/s against ContractBlockHostDotKernel (copy 86-90; 4 rows a block 61-62); double 25
-// GB/s against ContractBlockHostCellKernel's 54 until its 9 KB cells, too long for whole cells
-// ahead, had the next cell's rows prefetched a share before each block: 52-53 -> 68 (copy 88),
-// in a slow phase 42-43 -> 48 (copy 50-51). Float's cells (4.6 KB, one whole cell ahead) were
-// level with that spread prefetch in a slow phase.
+// Two left rows a block: 1, 4 or 8 rows are slower, and with 8 (16 accumulator chains) double
+// K = 24 needs more than 32 registers for its 24 transposed words, the accumulators and the
+// transpose's index vectors, and spills.
+// On cores with full 512-bit FMA units this kernel runs FieldField Q1 faster than
+// ContractBlockHostCellKernel and FieldFieldTensor Q1 float faster than ContractBlockHostDotKernel
+// wherever memory bandwidth allows; where memory is slow they are level (docs/performance.md).
+// At K = 72 (36 float or 72 double words) the compiler keeps part of bt on the stack. Cells too
+// long to prefetch whole (double K = 72, 9 KB) take the next cell's rows spread over the blocks.
 template <class T, int K>
 struct ContractBlockHostCellZmmKernel {
   static constexpr int E = 8 / static_cast<int>(sizeof(T));  // elements an 8-byte word
@@ -549,9 +532,8 @@ struct ContractBlockHostCellZmmKernel {
       if (spread) {
         // Cells too long to ask for whole (over 8 KB: host_prefetch_cells gives 0 ahead): the next
         // cell's rows, a share of both operands before each block (the block's left rows and as
-        // many right rows), so its misses overlap this cell's FMAs. HostLinePrefetcher's order
-        // (all left rows, then the right ones, in equal shares a block) ran FieldFieldTensor Q1
-        // double at 47-48 GB/s against this order's 62-68 (session 36, fast phases, ffq1r-spread.log).
+        // many right rows), so its misses overlap this cell's FMAs. This order is faster than
+        // HostLinePrefetcher's (all left rows, then the right ones, in equal shares a block).
         host_prefetch_rows(p.a + (c + 1) * p.a_c + l * p.a_l, M, p.a_l, index_type(K));
         const index_type r0 = l * p.R / p.L, r1 = l + M >= p.L ? p.R : (l + M) * p.R / p.L;
         if (r1 > r0) host_prefetch_rows(p.b + (c + 1) * p.b_c + r0 * p.b_r, r1 - r0, p.b_r, index_type(K));
@@ -586,7 +568,7 @@ struct ContractBlockHostCellZmmKernel {
           const VT next = i + 1 < M ? acc[i + 1] : VT{};
           const VT s = __builtin_shuffle(acc[i], next, even) + __builtin_shuffle(acc[i], next, odd);
           alignas(64) T res[16];
-          HT::store(res, s);  // Whole: compiled to the two halves' stores
+          HT::store(res, s);  // Whole: compiles to the two halves' stores
           if constexpr (Whole) {
             std::memcpy(p.out_at(c, l + i, 0), res, 8 * sizeof(T));
             if (i + 1 < M) std::memcpy(p.out_at(c, l + i + 1, 0), res + 8, 8 * sizeof(T));
@@ -613,8 +595,8 @@ struct ContractBlockHostCellZmmKernel {
     GRAIN_HOST_UNROLL
     for (int r = 0; r < 8; ++r) {
       const double* w = reinterpret_cast<const double*>(b + r * p.b_r + J0 * E);
-      // A masked load for a part of 8 words (a copy into a zeroed vector went through the stack,
-      // a store of 32 bytes then a load of 64 that cannot take it forwarded).
+      // A masked load for a part of 8 words: a copy into a zeroed vector goes through the stack,
+      // a store of 32 bytes then a load of 64 that cannot take it forwarded.
       if constexpr (n == 8)
         x[r] = Whole || r < p.R ? D(_mm512_loadu_pd(w)) : D{};
       else
@@ -653,14 +635,10 @@ struct ContractBlockHostCellZmmKernel {
 //
 // Used (host_dot_cells) for float cells of at most W fields (where the cell kernel's panel is one
 // vector wide and so needs a broadcast per FMA) with K >= 8 W and L, R multiples of 8 and 4:
-// FieldFieldTensor Q1 float (8 x 8 fields, K = 72). Session 18, the EPYC, docs/performance.md:
-// one thread in cache (1 MiB) 0.115-0.143 ms -> 0.067 (OpenBLAS per cell 0.069-0.084, `flat`
-// 0.092); 2 threads from memory (128 MiB, medians of six alternating rounds) 9.91 -> 9.33 ms,
-// OpenBLAS per cell 0.77x -> 1.02x of it. Not used: FieldFieldVector Q1 float (K = 3 W: the cell
-// kernel 8.12 ms, this one 10.11), Q3 cells (64 x 64: 10-60% slower than the packed team kernel in
-// cache), and double: in cache 8 x 4 beat the cell kernel on FieldFieldTensor Q1 (0.066-0.075 ms
-// against 0.086-0.139), but from memory it ran 11.9 ms against 6.9 with the next cell prefetched
-// and 27.6 without.
+// FieldFieldTensor Q1 float (8 x 8 fields, K = 72), where it beats the cell kernel in cache and
+// from memory. Not used for FieldFieldVector Q1 float (K = 3 W: the cell kernel is faster), Q3
+// cells (64 x 64: the packed team kernel is faster) or double (faster in cache, but slower from
+// memory than the cell kernel with the next cell prefetched). Measurements: docs/performance.md.
 template <class T, int TL, int TR>
 struct ContractBlockHostDotKernel {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
@@ -743,23 +721,16 @@ struct ContractBlockHostDotKernel {
 #endif
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
-// How many indices ahead ContractBlockHostCellVecKernel's packing prefetches its lines. Session 30,
-// the 2-core EPYC (Zen 5), LayoutLeft float, 2 threads, alternating runs of the kernel alone
-// (docs/variants-s30/ll-driver.cpp): FieldFieldScalar Q3, 4 groups a team, none 26.1-26.3 ms, 4
-// indices 20.2-20.5; FieldFieldTensor Q3 (3 groups), 4 / 8 / 16 / 32 indices 27.3-27.5 /
-// 27.9-28.1 / 28.7-28.8 / 29.6-29.7. With the register block still inlined (2 groups): 2 / 4 / 8
-// indices 35.4 / 32.1-33.2 / 32.2 ms, into L1 (prefetcht0) 18% slower than into L2 (prefetcht1),
-// prefetcht2 level with prefetcht1. Level at Q1.
+// How many indices ahead ContractBlockHostCellVecKernel's packing prefetches its lines, into L2:
+// without prefetches the packing waits on memory at Q3, further ahead is slower, and prefetching
+// into L1 is slower than into L2 (measured: docs/performance.md).
 inline constexpr index_type kHostCellPrefetchK = 4;
 
 // ContractBlockHostCellVecKernel prefetches the lines of the next team's first packed chunk into
 // L2 while its last chunk's register blocks run, spread evenly over them, where that chunk takes
-// at most this many bytes. Session 32, the 2-core Zen 5, LayoutLeft, 2 threads, alternating rounds
-// with 8 groups a team (docs/performance.md): FieldFieldScalar Q1 (a 64 KiB chunk) 13.4-15.0 ->
-// 10.2-10.3 ms, FieldFieldVector Q1 (192 KiB) 11.3-14.7 -> 9.8-10.3; prefetching a team's own next
-// chunk of K as well (FieldFieldTensor Q1) was level or up to 30% slower, and session 30 measured
-// packings of 1-4 MiB (Q2-Q4) 3-40% slower with prefetches, which evicted the current panels
-// from the 1 MiB L2.
+// at most this many bytes (FieldField Q1's chunks). Larger packings (1-4 MiB, Q2-Q4) are not
+// prefetched: the prefetches would evict the current panels from a 1 MiB L2. Nor is a team's own
+// next chunk of K: that is no faster (measured: docs/performance.md).
 inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
 
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
@@ -771,16 +742,11 @@ inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
 // FMAs. The outputs are loaded, added to and stored again between chunks. The last C % W cells,
 // fewer than a vector, come from one more group that ends at C (overlapping the one before)
 // computed into scratch, of which only those cells are stored.
-// Session 21's first form of it read each block's rows in place: every vector load a line of its
-// own (rows C elements apart, k steps C L apart) that no hardware prefetcher follows, each left
-// row read again for every block of right rows and each right row for every block of left rows.
-// Packing reads each line once per chunk. Session 22, the 2-core AVX-512 Xeon, 2 threads, 128 MiB,
-// medians of two alternating rounds (docs/performance.md): faster than the in-place form on 22 of
-// 24 FieldField cases (up to 3.3x: FieldFieldScalar Q3 double 458 -> 137 ms, FieldFieldTensor Q2
-// float 217 -> 100), 0.89-0.96x on FieldFieldTensor Q1; still 1.35-2.0x behind OpenBLAS per cell
-// on LayoutRight copies at Q2-Q4. Measured and not kept: prefetching the
-// next chunk's lines into L2 a share before each block, a separate path for whole blocks, 6 x 4
-// blocks and 32 KiB panels (none faster beyond this machine's noise).
+// Packing reads each line once per chunk. Read in place, every vector load would be a line of its
+// own (rows C elements apart, k steps C L apart) that no hardware prefetcher follows, and each
+// left row would be read again for every block of right rows and each right row for every block
+// of left rows. Prefetching the next chunk a share before each block, a separate path for whole
+// blocks, 6 x 4 blocks and 32 KiB panels gain nothing here (docs/performance.md).
 template <class T, int MR, int NR, int VB>
 struct ContractBlockHostCellVecKernel {
   static constexpr int W = VB / static_cast<int>(sizeof(T));
@@ -840,8 +806,8 @@ struct ContractBlockHostCellVecKernel {
 
   // Outputs (c0 + w, l + i, r + j), i < m, j < n, at o[i * ol + j * orr] + w, from the packed panels
   // ap (MR rows) and bp (NR rows) of kn indices; add: to what is there.
-  // Not inlined: inlined into the team's loops, GCC 12 spilled x and y to the stack every index
-  // (session 30); on its own it keeps the MR x NR + MR + NR vectors in registers.
+  // Not inlined: inlined into the team's loops, GCC 12 spills x and y to the stack every index;
+  // on its own it keeps the MR x NR + MR + NR vectors in registers.
   __attribute__((noinline)) void block(const T* ap, const T* bp, index_type kn, T* o, index_type ol,
                                        index_type orr, int m, int n, bool add) const {
     V acc[MR][NR];
@@ -992,28 +958,11 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 
 // Groups of W cells a team of ContractBlockHostCellVecKernel packs together: as many as keep the
 // packed chunks (`group_bytes` a group) within 4 MiB, at most 8 (512-byte runs of cells), at least
-// 4 teams a thread. Session 32, the 2-core Zen 5, LayoutLeft, 2 threads, `--case Q1 --algorithm
-// block` in alternating rounds (docs/performance.md): 8 groups against 16 (the cap until then),
-// FieldField Q1 5-15% faster in every one of four rounds (FieldFieldVector Q1 double 11.4-13.1 ->
-// 9.9-10.1 ms; 32 and 64 groups 1.2-1.7x slower, 4 slower too); Q2 level (within 4% either way);
-// Q3 / Q4 cells already took at most 8.
-// Session 30, the 2-core EPYC (Zen 5), LayoutLeft FieldField Q2-Q4, 2 threads, the kernel alone,
-// two alternating rounds (docs/performance.md): against 1 MiB and 8 teams a thread, Q3 1.2-1.4x
-// faster (FieldFieldScalar Q3 float 24.8-25.1 -> 22.2-22.4 ms, 2 -> 8 groups; FieldFieldTensor Q3
-// 33.5-34.6 -> 24.0, 1 -> 7 groups), Q2 level or faster (FieldFieldTensor Q2 17.7-18.2 ->
-// 15.6-16.0), Q4 level (36-41 ms; FieldFieldVector Q4 now takes 3 groups, 9 teams on 2 threads,
-// level with one group a team over three later rounds); 2 MiB and 4 teams lost at Q4 (FieldField
-// Scalar / Vector Q4 44-47 ms). The packed data of a team's later groups waits in L3 (1 MiB of L2
-// a core here); the longer runs read faster. On the H100 machine's Xeon (2 MiB of L2 a core,
-// memory-bound at 22-28 GB/s) the session's changes were within that machine's noise or up to
-// about 10% slower (session 30, runs 3-4).
-// Session 23, the 2-core Xeon, 2 threads, 128 MiB, two alternating rounds each (docs/performance.md):
-// against one group a team, FieldField Q1 (16 groups) 1.3-2.1x faster, e.g. FieldFieldScalar Q1
-// double 46.7-48.4 -> 21.4-24.5 ms, FieldFieldTensor Q1 float 22.8-28.1 -> 16.6-21.8. Against a
-// 256 KiB budget (2 groups at Q2, 1 at Q3), 1 MiB took Q2-Q3 10-25% faster (10 and 2 groups),
-// e.g. FieldFieldScalar Q2 float 51-65 -> 37-39 ms; 64 groups at Q1 gained nothing. One group a
-// team read each operand row as single lines C elements apart, 2 L K + L R streams, more than the
-// hardware's prefetchers follow.
+// 4 teams a thread. With one group a team each operand row is read as single lines C elements
+// apart, 2 L K + L R streams, more than the hardware's prefetchers follow; several groups make
+// those reads runs of g W cells, which read faster, while the packed data of a team's later groups
+// waits in L3. More than 8 groups, or a smaller budget, are slower on cores with 1 MiB of L2; on
+// cores with 2 MiB of L2 and slower memory the choice makes little difference (docs/performance.md).
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
   index_type g = (index_type(4096) << 10) / (group_bytes > 0 ? group_bytes : 1);
   g = g < 8 ? g : 8;
@@ -1033,7 +982,7 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
   // LayoutLeft cells: W cells a vector (ContractBlockHostCellVecKernel), 64-byte vectors with
   // 4 x 4 blocks where AVX-512 is used for wide panels, else the build's width with 3 x 3 blocks
-  // (16 vector registers); K in chunks of about 1 MiB of the group's rows.
+  // (16 vector registers); K in chunks that keep one packed left panel within kHostCellPanelBytes.
   auto cell_vectors = [&](auto* kernel_type) {
     using K = std::remove_pointer_t<decltype(kernel_type)>;
     if (!host_cell_vectors(p, K::W)) return false;
@@ -1120,14 +1069,13 @@ void contract_block(const ContractProblem<T>& p) {
   if (p.L == 1) {
     contract_block_with<Exec, T, 1, 8>(p);
   } else if (sizeof(T) == 4 && p.L <= 8 && p.R <= 8) {
-    // Float Q1: two threads per cell (8 x 4 each, 32 accumulators) instead of one 8 x 8 thread.
-    // 8 x 8 held 176 registers, 12.5% occupancy and 56% of DRAM bandwidth in float (Nsight
-    // Compute); 8 x 4 took FieldField Q1 float from 0.66-0.76 to 0.82-0.87 of the floor on the
-    // H200, while double stayed faster with 8 x 8 (docs/variants-s2/q1-8x*.json).
+    // Float Q1: two threads per cell (8 x 4 each, 32 accumulators) instead of one 8 x 8 thread:
+    // in float an 8 x 8 thread needs so many registers that occupancy, and with it the DRAM
+    // bandwidth reached, drops. Double is faster with 8 x 8 (docs/performance.md).
     contract_block_with<Exec, T, 8, 4>(p);
   } else {
-    // 8 x 8 for every FieldField shape: on the H200 it beat 4 x 4 blocks by 1.3 to 2.9x on
-    // Q2-Q4 (docs/performance.md); at Q1 it is the whole cell.
+    // 8 x 8 for every other FieldField shape: on the GPU it beats 4 x 4 blocks on Q2-Q4
+    // (docs/performance.md); at Q1 it is the whole cell.
     contract_block_with<Exec, T, 8, 8>(p);
   }
 }

@@ -37,7 +37,7 @@ struct ContractFlatKernel {
     index_type c, l, r;
     if (c_fast) {
       // Groups of 32 cells, then r, then l: the threads that share a cell's left row (every r)
-      // meet in L1; in plain cells-fastest order they were a whole C apart and met only in L2.
+      // meet in L1; in plain cells-fastest order they would be a whole C apart and meet only in L2.
       if (!split_cell_group<G>(o, p.C, p.L, p.R, c, l, r)) return;
     } else {
       split_output(p, c_fast, o, c, l, r);
@@ -105,7 +105,7 @@ struct ContractFlatCellShiftKernel {
   GRAIN_FORCEINLINE_FUNCTION static void load4(const T* q, index_type e, T (&out)[4]) {
     const int m = static_cast<int>(e & 3);
     const P* c = reinterpret_cast<const P*>(q + (e - m));
-    const P lo = c[0], hi = c[1];  // both always: a conditional load became a branch
+    const P lo = c[0], hi = c[1];  // both always: a conditional load compiles to a branch
     const T w[8] = {lo.v[0], lo.v[1], lo.v[2], lo.v[3], hi.v[0], hi.v[1], hi.v[2], hi.v[3]};
     T t[5];
     for (int i = 0; i < 5; ++i) t[i] = (m & 2) ? w[i + 2] : w[i];
@@ -188,16 +188,14 @@ struct ContractFlatPairKernel {
   }
 };
 
-// Below this many outputs a GPU holds every flat thread at once (an H100: 132 SMs x 2048), so
-// each thread's own loads in flight set the bandwidth: in float, 8 partial sums (16 loads) instead
-// of 2 took the long-K LayoutLeft cases with 69000-233000 outputs from 0.68-0.84 to 0.76-0.91 of
-// the copy floor (H100, session 7); with more outputs, and in double, they gained nothing or lost
-// up to 8%, and 4, 16 or 32 partial sums were slower than 8 on every such case.
+// Below this many outputs a GPU holds every flat thread at once (132 SMs x 2048 on sm_90), so
+// each thread's own loads in flight set the bandwidth: float threads then keep 8 partial sums (16
+// loads in flight) instead of 2. With more outputs, and in double, 8 gain nothing; 4, 16 or 32 are
+// slower than 8 (measured: docs/performance.md).
 constexpr index_type kFlatFewOutputs = index_type(1) << 18;
 // The pair kernel launched as teams of `team` threads (a block each on the GPU), thread t of team
-// g taking pair-thread g team + t. H100, session 18 (run 9, DataFieldVector Q4 float, four
-// alternating rounds): as a range of 256-thread blocks 0.230-0.234 ms, as teams of 256 0.204-0.220,
-// of 128 0.207-0.238, of 64 0.207-0.213 (kFlatPairTeam).
+// g taking pair-thread g team + t: teams of 64 (kFlatPairTeam) are faster than a range of
+// 256-thread blocks and the steadiest of the team sizes (measured: docs/performance.md).
 inline constexpr int kFlatPairTeam = 64;
 template <class T>
 struct ContractFlatPairTeams {
@@ -213,21 +211,17 @@ struct ContractFlatPairTeams {
 // Whether the float threads with 8 partial sums (ContractFlatKernel<T, 8>) go two fields a thread
 // instead (ContractFlatPairKernel<T, 4>): where their grid needs more than one wave of resident
 // threads but at most two. They take 48 registers (ptxas, sm_90): 5 blocks of 256 per SM, 5/8 of
-// the `concurrency` threads a GPU holds. H100, session 18 (docs/performance.md, runs 6-8):
-// LayoutLeft DataFieldVector Q4 float (207125 outputs, 1.22 waves, K = 648) 0.230-0.232 ms ->
-// 0.210-0.231 as a range of 256-thread blocks (runs 6-8), 0.207-0.213 as teams of 64 (run 9,
-// ContractFlatPairTeams): 0.80 -> 0.88-0.90 of the copy floor; 8 partial sums a field lost
-// (0.265). Outside the window pairs lost: DataFieldScalar Q4 float (621375 outputs, 3.7 waves)
-// 0.862 -> 0.837, DataFieldTensor Q4 float (69000, 0.4 waves) 0.75 -> 0.69.
+// the `concurrency` threads a GPU holds. Inside that window (e.g. LayoutLeft DataFieldVector Q4
+// float, 1.22 waves) pairs reach more of the copy floor; outside it, with fewer or more waves,
+// they are slower (measured: docs/performance.md).
 inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
   const index_type wave = concurrency / 8 * 5;
   return R >= 2 && outputs > wave && outputs <= 2 * wave;
 }
 
-// Float threads keep 8 partial sums over more outputs too where K is at least this long (H100,
-// session 12, run 11): DataFieldScalar Q4 float (4971 cells, so not packed; 621375 outputs, K =
-// 216) went from 0.82 to 0.87-0.89 of the copy floor; with 8 partial sums everywhere, every other
-// LayoutLeft float Data case stayed within 1-2%.
+// Float threads keep 8 partial sums over more outputs too where K is at least this long: the long
+// K hides the extra sums' cost (e.g. DataFieldScalar Q4 float, K = 216, cells not packed), while
+// other LayoutLeft float Data cases are level either way (measured: docs/performance.md).
 constexpr index_type kFlatLongK = 128;
 
 // Host variant for unit-stride cells: W cells per iteration, vectorized across cells.
@@ -280,18 +274,11 @@ struct ContractFlatCellBlockKernel {
 // where row r ends), so the prefetch runs on into the next rows; where it holds a block of cells,
 // past a row's end it asks for the start of the next output row's (b_r further on).
 
-// How far ahead ContractFlatCellStreamKernel prefetches DataField's field rows. Session 35, the
-// 2-core Zen 5 VM, 2 threads, LayoutLeft (docs/performance.md, "Session 35"; the kernel alone in
-// one process, the settings interleaved call by call, docs/variants-s35/dfab.cpp). In the VM's
-// fast memory phases (copy 78-88 GB/s) DataField rows went from 37-50 to 60-67 GB/s, e.g.
-// DataFieldScalar Q2 float 37.3 -> 62.0, DataFieldTensor Q4 double 53 -> 67; in its slow ones
-// (copy 46-51 GB/s) from 31-43 to 35-48. DataFieldScalar Q1 / Q3 stayed level in fast phases
-// (42-53 GB/s) and Q1 double lost 8% in slow ones. A first form that
-// prefetched within the row and then only the next row's first distance of cells lost 25-35%
-// where rows are shorter than the distance (DataFieldTensor Q4, 138 cells: a few prefetches a row,
-// at the next row's end); 768 and 1536 bytes were no better; prefetching the data's rows
-// too was 5% faster in slow phases and up to 20% slower in fast ones. DataData (both operands
-// streamed, no reuse) lost 15-20% with it, so it has none.
+// How far ahead ContractFlatCellStreamKernel prefetches DataField's field rows: the hardware
+// prefetchers alone leave DataField well below the copy rate. The prefetch runs on across row
+// ends (see above), since rows can be shorter than the distance; 768 or 1536 bytes are no better.
+// The data's rows are not prefetched (no steady gain), nor is DataData (both operands streamed,
+// no reuse: prefetches make it slower). Measurements: docs/performance.md.
 inline constexpr index_type kFlatStreamPrefetchBytes = 1024;
 
 template <class T>
@@ -332,8 +319,8 @@ struct ContractFlatCellStreamKernel {
       for (int v = 0; v < V; ++v) out[c + v] = acc[v];
     }
     // The last n % V cells side by side (independent sums), vectorized across them (with AVX-512,
-    // masked): GCC otherwise vectorized the loop over the steps, with gathers, which cost 15-25%
-    // at 138 cells (LayoutLeft DataFieldTensor Q4 float on 2 threads, session 32).
+    // masked): GCC otherwise vectorizes the loop over the steps, with gathers, which is much slower
+    // where C is small (e.g. 138 cells).
     const int rest = static_cast<int>(n - c);
     GRAIN_SIMD
     for (int v = 0; v < rest; ++v) {
@@ -380,11 +367,10 @@ inline constexpr index_type kFlatStreamOutBytes = index_type(256) << 10;
 // most one and a half times that), their number a multiple of the threads; then as many of the
 // L x R output rows an item as keep its outputs within kFlatStreamOutBytes and give each thread
 // an item where the rows allow; where cell blocks and row groups are still fewer than the
-// threads, blocks of fewer cells (whole register blocks). One item a thread, not 4 (session 32,
-// 2-thread Zen 5): with all of C in one block, each thread then walks its rows' runs of every
-// step of K back to back (34 KB at DataFieldTensor Q4 float, 138 cells x 62 rows) rather than
-// 8.8 KB of 16 rows; DataFieldTensor Q4 went from 0.69-0.75 of the copy measured beside it to
-// 0.85-1.06 (docs/performance.md, "Session 32").
+// threads, blocks of fewer cells (whole register blocks). One item a thread, not several: with
+// all of C in one block, each thread then walks its rows' runs of every step of K back to back
+// (34 KB at DataFieldTensor Q4 float, 138 cells x 62 rows) rather than a few KB, which streams
+// faster (measured: docs/performance.md).
 struct FlatStreamPlan {
   index_type cells, rows, blocks, items;
 };
@@ -413,12 +399,10 @@ inline FlatStreamPlan flat_stream_plan(index_type C, index_type outs, index_type
   return {cells, rows, blocks, blocks * groups};
 }
 
-// DataData rows of at most this many bytes take ContractFlatCellRowsKernel (W cells at a time).
-// On the AMD EPYC (session 11) it ran DataDataScalar Q1 (K = 8) 2.5-3.7x faster in float and
-// 1.2-1.8x in double, and K = 24-27 up to 1.3x in float. Longer rows keep one row at a time: W
-// rows streamed together lost 1.1-2.2x from K = 64 floats / 27 doubles, which we take to be the
-// hardware prefetcher failing on 2 W streams (not measured). The same W-field blocks in the
-// DataField rows showed no gain beyond this machine's run-to-run spread, and were not kept.
+// DataData rows of at most this many bytes take ContractFlatCellRowsKernel (W cells at a time),
+// much faster on short rows (DataDataScalar Q1, K = 8). Longer rows keep one row at a time: W rows
+// streamed together are slower from K = 64 floats / 27 doubles, presumably because the hardware
+// prefetcher does not follow 2 W streams. DataField rows gain nothing from W-field blocks.
 inline constexpr index_type kFlatShortRow = 192;
 
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
@@ -452,10 +436,9 @@ struct ContractFlatCellRowsKernel {
 // takes `cells` consecutive cells, and each cell's right rows go W at a time as in
 // ContractFlatRowKernel (W sums along K leaving as one vector), the rest one at a time. The
 // problem's fields are read into locals once per iteration, and whether whole vectors are stored
-// is a template parameter (1.2x). Short cells prefetch the operands of a cell `ahead` of the
-// current one (host_prefetch_cells). Session 22, DataFieldScalar Q1 float (8 x 8 rows) in L2, one
-// thread (docs/variants-s22/rowkernel-mb.cpp): 7.6-8.7 ns a cell against ContractFlatRowKernel's
-// 13.4-13.6 (one row an iteration, its field blocks of four behind).
+// is a template parameter (the branch-free stores are measurably faster). Short cells prefetch
+// the operands of a cell `ahead` of the current one (host_prefetch_cells). On short cells
+// (DataFieldScalar Q1) this is clearly faster than ContractFlatRowKernel's one row an iteration.
 template <class T>
 struct ContractFlatDataRowsKernel {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
@@ -525,13 +508,10 @@ inline index_type flat_cells_per_item(index_type C, index_type cell_bytes, index
 //
 // On AMD CPUs (host_cpu_is_amd), DataField rows longer than kFlatShortRow go one field at a time
 // instead: each field row is read once, and W (or 4) of them side by side are W short streams
-// where one field after another is one long one (the rows of a cell are contiguous). AMD EPYC, 2
-// threads, 128 MiB, session 15: DataFieldScalar Q4 float 5.2 -> 2.9 ms, DataFieldVector Q2
-// double 6.3 -> 3.5, level with or ahead of `slice`, which had been up to 1.67x ahead of `flat`
-// there. The GPU machine's Xeon went the other way (DataFieldTensor Q2 double 6.0-6.1 -> 7.5 ms,
-// and its `slice` was slower than `flat` throughout), so elsewhere the blocks stay. FieldField
-// keeps the blocks everywhere: its right rows are re-read for each left row, from cache after the
-// first (FieldFieldTensor Q1 float, the EPYC: 7.8 ms with them, 14.8 without).
+// where one field after another is one long one (the rows of a cell are contiguous); on AMD this
+// is markedly faster, on Intel slower, so elsewhere the blocks stay (docs/performance.md).
+// FieldField keeps the blocks everywhere: its right rows are re-read for each left row, from cache
+// after the first, and without the blocks it is much slower.
 template <class T>
 struct ContractFlatRowKernel {
   ContractProblem<T> p;
@@ -634,8 +614,8 @@ void contract_flat(const ContractProblem<T>& p) {
   const index_type cells = c_fast ? (p.C + K::G - 1) / K::G * K::G : p.C;
   if constexpr (!is_host_execution_space_v<Exec>) {
     // V neighbouring cells per thread and load where the cells are packed and the threads many
-    // (ContractProblem::flat_cell_pack); 4 steps of K ahead (H100, session 10: ahead of 2 on
-    // most Data cases, of 8 on all the long-K ones).
+    // (ContractProblem::flat_cell_pack); 4 steps of K ahead, which beats 2 on most Data cases and
+    // 8 on the long-K ones (measured: docs/performance.md).
     auto packs = [&](auto vc) {
       using PK = ContractFlatCellPackKernel<T, decltype(vc)::value, 4>;
       const index_type groups = (p.C / decltype(vc)::value + PK::G - 1) / PK::G;

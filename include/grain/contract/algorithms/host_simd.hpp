@@ -3,7 +3,7 @@
 //
 // GRAIN_HOST_SHUFFLE_TRANSPOSE is defined where they exist: GCC host code, nvcc's host pass
 // included (the CPU back ends of a CUDA-enabled build run the same kernels as a host-only build's;
-// until session 33 this keyed on __CUDACC__ and left them 3-7x slower there), never nvcc's device
+// keying on __CUDACC__ would leave them several times slower there), never nvcc's device
 // pass (__CUDA_ARCH__). nvcc's front end then parses GCC's vector types, __builtin_shuffle, the
 // register constraints and <immintrin.h>: nvcc 13 with GCC 12 accepts them; other pairings are
 // untested. Clang (which has __builtin_shufflevector instead), NVHPC and the classic Intel
@@ -43,24 +43,20 @@ inline constexpr int kHostRegisterBytes = 16;
 #endif
 
 // Whether `block`'s CPU FieldField kernel (ContractBlockHostGemmKernel) prefetches a thread's
-// next cell's operands, by the length of their rows in bytes. AMD EPYC, 2 threads, 128 MiB
-// (session 15, docs/performance.md): rows of 216 B to 1.9 KB (FieldField Q2, Q3 Scalar / Vector,
-// Q4 Scalar, Q1 Tensor double) took 10-58% off the kernel's time, e.g. FieldFieldVector Q2 float
-// 29.3 -> 19.7 ms against OpenBLAS's 23.0. Shorter rows (Q1, Q2 Scalar float), already read at
-// about the copy rate, slowed by up to 35%; from 2.3 KB (FieldFieldTensor Q3, Q4 Vector / Tensor)
-// by 3-7%, as if the hardware's stream prefetchers already kept up. Two or more cells ahead was
-// slower at every Q1 case.
+// next cell's operands, by the length of their rows in bytes: rows of 193 B to 2 KiB. There the
+// prefetch takes a large share off the kernel's time; shorter rows are already read at about the
+// copy rate and longer ones are followed by the hardware's stream prefetchers, so for both the
+// prefetches only cost. Two or more cells ahead is slower (measured: docs/performance.md).
 inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
   return row_bytes > 192 && row_bytes <= 2048;
 }
 
 // Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
 // device pass, which runs no CPU kernels). The CPU `flat` reads DataField's long rows one
-// field at a time there: the one measured AMD machine (an EPYC, Zen 4) read one stream 1.2-1.8x
-// faster than W side by side, the one measured Intel machine (the GPU machine's Xeon) 1.2-1.6x
-// slower (docs/performance.md, session 15). The vendor comes from CPUID, not from the model name
-// the tuning file keys on (tuning.cpp reads it from /proc/cpuinfo): a virtual machine may report
-// a generic model name, while CPUID's vendor passes through.
+// field at a time there: AMD's cores read one stream faster than W side by side, Intel's slower
+// (measured on one machine of each: docs/performance.md). The vendor comes from CPUID, not from
+// the model name the tuning file keys on (tuning.cpp reads it from /proc/cpuinfo): a virtual
+// machine may report a generic model name, while CPUID's vendor passes through.
 inline bool host_cpu_is_amd() {
 #ifdef GRAIN_HOST_CPUID
   static const bool amd = [] {
@@ -81,10 +77,8 @@ inline bool host_cpu_is_amd() {
 
 // Whether the host CPU runs a 512-bit FMA as two 256-bit halves: AMD's CPUs before Zen 5, x86
 // CPUID family below 0x1A (Zen 4 is 0x19), where 512-bit vectors give no more FMAs a cycle than
-// 256-bit ones. Zen 5 (family 0x1A) has whole 512-bit pipes: on the 2-core EPYC of session 30
-// (docs/performance.md) one thread ran 512-bit FMAs at 269 GFLOP/s in float and 256-bit ones at
-// 135. Zen 5's mobile parts (also family 0x1A) are said to split them again; not measured, and
-// taken as whole here.
+// 256-bit ones. Zen 5 (family 0x1A) has whole 512-bit pipes, twice the 256-bit FMA rate. Zen 5's
+// mobile parts (also family 0x1A) are said to split them again; they are taken as whole here.
 inline bool host_avx512_halves() {
 #ifdef GRAIN_HOST_CPUID
   static const bool halves = [] {
@@ -103,16 +97,9 @@ inline bool host_avx512_halves() {
 // How many cells ahead the CPU kernels that stream short cells prefetch their operands (`flat`'s
 // ContractFlatDataRowsKernel; `block`'s ContractBlockHostCellKernel where it does not prefetch the
 // next cell by lines), by a cell's operand bytes: about 4 KB ahead, at least the next cell, none
-// for cells over 8 KB.
-// Session 23, this 2-core Xeon, 2 threads, 128 MiB, three alternating rounds of the kernel alone
-// (docs/variants-s23/pf.cpp): DataFieldScalar Q1 float 10.7-11.3 -> 7.7-9.4 ms, Q2 float
-// 10.1-10.3 -> 7.0-8.2, Q1 double 10.7-11.3 -> 7.2-7.7, DataFieldVector Q1 float 9.4-10.4 ->
-// 7.1-7.2, DataFieldTensor Q1 float 9.4-10.3 -> 6.9-7.2: about the copy rate of the same moment
-// (7-9 ms for these bytes). The hardware's prefetchers alone left these short-row cases at 0.6-0.7
-// of it. 1 KB ahead gained less on Q1, 8 KB no more. `block`'s cells (LayoutRight FieldField Q1,
-// two alternating rounds of the suite's cases): FieldFieldScalar Q1 float 15.4-18.8 -> 13.9-15.5
-// ms, Q1 double 17.6-17.7 -> 15.6-16.0, FieldFieldVector Q1 float 15.5-16.1 -> 13.9-14.4, their
-// OpenBLAS peer level or slower in the same rounds.
+// for cells over 8 KB. The hardware's prefetchers alone leave these short-row cases well below
+// the copy rate; with the cells prefetched they run at about the copy rate. 1 KB ahead gains less,
+// 8 KB no more (measured: docs/performance.md).
 inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
   if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
   const std::int64_t ahead = (4096 + cell_bytes - 1) / cell_bytes;
@@ -121,9 +108,8 @@ inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
 
 // Asks the caches for the `bytes` contiguous bytes from p, one prefetch per 64-byte line.
 // Always inlined, as host_prefetch_rows: GCC 12 counts a function whose only effects are
-// prefetches as `const` (its loops assumed finite), and where it had not inlined one early it
-// deleted the call (session 36: block's LayoutRight cell kernels, and flat's cell rows, had lost
-// every prefetch of the cells ahead this way).
+// prefetches as `const` (its loops assumed finite), and where it does not inline one early it
+// deletes the call, silently dropping every prefetch of the cells ahead.
 GRAIN_FORCEINLINE void host_prefetch_span(const void* p, std::int64_t bytes) {
 #if defined(__GNUC__)
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p), end = first + static_cast<std::uintptr_t>(bytes);
@@ -217,8 +203,8 @@ struct HostVector {
   }
   static void store(T* p, const V& v) { std::memcpy(p, &v, sizeof(V)); }
   // Pins v to a register at this point: the compiler may neither fold the load that made it into
-  // each of its uses nor load it again (GCC 12 re-loaded every operand of a register block's
-  // FMAs from memory, two loads per FMA, half the FMA rate: docs/performance.md, session 30).
+  // each of its uses nor load it again (GCC 12 otherwise re-loads every operand of a register
+  // block's FMAs from memory, two loads per FMA, which halves the FMA rate).
   // Only vectors that fit one of the build's registers (kHostRegisterBytes): GCC splits wider
   // ones, which no register constraint names.
   static GRAIN_FORCEINLINE void pin(V& v) {
@@ -252,9 +238,8 @@ struct HostVector {
   static V sum_lanes(V (&x)[W]) {
 #if defined(__AVX__) && defined(GRAIN_HOST_CPUID)
     // With AVX, horizontal adds instead of the transpose: 9 instructions for 8 floats (against 24
-    // shuffles and 7 adds), 5 for 4 doubles. One EPYC thread in cache (session 16):
-    // DataFieldScalar Q1 float 0.053 -> 0.045 ms, DataDataScalar Q1 float 0.047 -> 0.043; double
-    // and the long rows of FieldFieldTensor Q1 level. The sums pair lanes in another order.
+    // shuffles and 7 adds), 5 for 4 doubles: faster on short float rows, level elsewhere. The
+    // sums pair lanes in another order.
     if constexpr (sizeof(V) == 32 && sizeof(T) == 4) {
       const __m256 t0 = _mm256_hadd_ps(__m256(x[0]), __m256(x[1])), t1 = _mm256_hadd_ps(__m256(x[2]), __m256(x[3]));
       const __m256 t2 = _mm256_hadd_ps(__m256(x[4]), __m256(x[5])), t3 = _mm256_hadd_ps(__m256(x[6]), __m256(x[7]));
@@ -325,11 +310,8 @@ inline void host_stream_fence() {
 // back from there), and at least a quarter of the bytes moved (3 L R >= (L + R) K: FieldFieldScalar
 // Q1-Q3). A plain store first reads its line from memory (write-allocate), so the outputs cost
 // twice their bytes; in runs of 1-2 KB, C elements apart, those reads also wait on latency.
-// Session 24, the 2-core AVX-512 Xeon, 2 threads, 128 MiB, medians of 4-5 alternating rounds
-// (docs/performance.md): FieldFieldScalar Q1 float 22.4 -> 19.2 ms, double 23.9 -> 20.3, Q2 float
-// 41.4 -> 34.2, double 42.5 -> 39.8, Q3 float 55.2 -> 52.4 (fastest 52.6 -> 42.5); where the outputs
-// are a small share (FieldFieldVector and FieldFieldTensor Q1: 1/13 and 1/37 of the bytes) level
-// or up to 7% slower.
+// Where the outputs are a small share of the bytes (FieldFieldVector and FieldFieldTensor Q1)
+// streaming stores gain nothing or lose (measured: docs/performance.md).
 inline bool host_stream_outputs(std::int64_t L, std::int64_t R, std::int64_t K, std::int64_t out_bytes,
                                 bool sum_into) {
 #ifdef GRAIN_HOST_STREAM_STORES
@@ -357,12 +339,10 @@ bool host_cell_vectors(const Problem& p, std::int64_t W) {
 // Whether `block`'s CPU FieldField team kernel (ContractBlockHostGemmKernel) takes panels of two
 // 512-bit vectors (32 floats / 16 doubles, explicit vector accumulators) instead of two of
 // kHostVectorBytes: with AVX-512 (GCC keeps its own loops at 256 bits there), on CPUs not AMD's
-// (Zen 4 runs a 512-bit FMA as two 256-bit halves; not measured), for more fields than the
-// narrow panel holds. Session 20, a 2-core AVX-512 Intel Xeon, one thread at 4 MiB (the fastest of
-// three alternating rounds, docs/performance.md): FieldField Q2-Q4 1.07-1.50x faster, e.g.
-// FieldFieldTensor Q3 float 1.46 -> 1.15 ms, FieldFieldVector Q4 double 2.77 -> 1.84 (OpenBLAS
-// per cell with its AVX-512 kernels: 1.40, 2.58); level with a whole build at 512 bits
-// (-mprefer-vector-width=512), which lost 2-4x at Q1 float, whose 8 fields fill half a vector.
+// (Zen 4 runs a 512-bit FMA as two 256-bit halves), for more fields than the narrow panel holds.
+// On Intel's AVX-512 cores this speeds up FieldField Q2-Q4 as much as a whole build at 512 bits
+// (-mprefer-vector-width=512) does, without that build's loss at Q1 float, whose 8 fields fill
+// half a vector (measured: docs/performance.md).
 inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__)
   return R > 2 * (kHostVectorBytes / static_cast<std::int64_t>(elem)) && !host_avx512_halves();
@@ -372,11 +352,11 @@ inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
 #endif
 }
 
-// Whether `block`'s CPU FieldField path runs ContractBlockHostDotKernel<T, 8, 4> (block.hpp, which
-// gives the measurements): float elements (`elem` bytes), both operands unit-stride along K, K a
+// Whether `block`'s CPU FieldField path runs ContractBlockHostDotKernel<T, 8, 4> (block.hpp says
+// where it pays): float elements (`elem` bytes), both operands unit-stride along K, K a
 // multiple of the vector width and at least 8 widths, at most one vector of fields, L and R
 // multiples of 8 and 4. Only with AVX-512's 32 vector registers (the kernel's 32 accumulators;
-// with AVX2's 16 they would spill, not measured), and never where the kernel is not compiled (no
+// with AVX2's 16 they would spill), and never where the kernel is not compiled (no
 // GCC vector extensions).
 inline bool host_dot_cells(std::size_t elem, bool k_unit, std::int64_t L, std::int64_t R, std::int64_t K) {
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512VL__)
@@ -388,8 +368,8 @@ inline bool host_dot_cells(std::size_t elem, bool k_unit, std::int64_t L, std::i
 #endif
 }
 
-// Whether `block`'s CPU FieldField path runs ContractBlockHostCellZmmKernel (block.hpp, which
-// gives the measurements): both operands unit-stride along K, K = 8, 16, 24 or 72 (FieldField
+// Whether `block`'s CPU FieldField path runs ContractBlockHostCellZmmKernel (block.hpp says
+// where it pays): both operands unit-stride along K, K = 8, 16, 24 or 72 (FieldField
 // Q1), at most 8 right fields; with AVX-512 (32 registers of 512 bits: K = 24 in double holds its
 // 24 transposed words in them), on CPUs that run a 512-bit FMA whole (not Zen 4:
 // host_avx512_halves), and where the kernel is compiled (GRAIN_HOST_ZMM_CELLS).

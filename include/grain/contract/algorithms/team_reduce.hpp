@@ -89,7 +89,7 @@ struct ContractTeamStrideKernel {
 
 // V > 1: K is unit-stride in both operands and every row starts on a V-element boundary
 // (ContractProblem::k_packed), so a lane reads V elements per load: with 16-byte loads a warp's
-// reads of neighbouring rows are one contiguous run (LayoutRight, session 6).
+// reads of neighbouring rows are one contiguous run (LayoutRight).
 template <class T, int V = 1>
 struct ContractTeamSmallKKernel {
   ContractProblem<T> p;
@@ -158,9 +158,9 @@ struct StagedRun {
 
 // Copies two runs into team scratch at once: the packs of both as asynchronous team copies
 // (team_copy_async: on the GPU, cp.async, so every pack of the team's tile is in flight at once
-// without costing registers; session 9 measured register-staged copies that either kept few
-// loads in flight or took so many registers that few teams fit on a multiprocessor), then the
-// few single elements. The caller waits (team_copy_wait) and barriers.
+// without costing registers, where register-staged copies either keep few loads in flight or
+// take so many registers that few teams fit on a multiprocessor), then the few single elements.
+// The caller waits (team_copy_wait) and barriers.
 template <class Member, class T>
 GRAIN_INLINE_FUNCTION void stage_runs(const Member& m, const StagedRun<T>& r0, const StagedRun<T>& r1) {
   m.team_copy_async(r0.dst_packs(), r0.src_packs(), r0.packs);
@@ -179,8 +179,8 @@ GRAIN_INLINE_FUNCTION void stage_runs(const Member& m, const StagedRun<T>& r0, c
 
 // Rows that are not 16-byte packable but lie back to back (ContractProblem::k_rows: LayoutRight
 // Data kernels, K unit-stride, odd or misaligned): lanes over K in global memory would leave a
-// warp's lanes idle or its loads misaligned (DataDataScalar Q2, K = 27: every algorithm at
-// 0.21-0.40 of the floor, session 6). A team takes `rows` consecutive output rows (c, r); their
+// warp's lanes idle or its loads misaligned (e.g. DataDataScalar Q2, K = 27, far from the floor
+// that way). A team takes `rows` consecutive output rows (c, r); their
 // elements of right are one contiguous run, and so are the left rows of the cells they span
 // (DataData: one per row; DataField: one per cell, shared by its R rows). The team copies both
 // runs into scratch with 16-byte loads (stage_runs), then G vector lanes sum each row from scratch
@@ -212,11 +212,10 @@ struct ContractTeamSmallKRowsKernel {
       const T* xb = sb + skew_b + i * K;
       const T* xa = sa + skew_a + (c - c0) * K;
       // The G lanes of a row read neighbouring elements. With K even, rows start in few banks
-      // (K = 64 floats: all in one, 16-way conflicts at G = 2: DataFieldScalar Q3 float at 0.58
-      // of the floor, session 9), so a row's lanes start `rot` elements into it (and wrap),
-      // chosen so that the warp's rows start G banks apart. Odd K already spreads the rows, and
-      // there rotating would only scatter the DataField rows of one cell, which read the same
-      // left row (one broadcast unrotated): DataFieldTensor Q2 float 0.86 -> 0.69 when rotated.
+      // (K = 64 floats: all in one, 16-way conflicts at G = 2), so a row's lanes start `rot`
+      // elements into it (and wrap), chosen so that the warp's rows start G banks apart. Odd K
+      // already spreads the rows, and there rotating would only scatter the DataField rows of one
+      // cell, which read the same left row (one broadcast unrotated), and make them slower.
       const index_type G = m.vector_length();
       index_type rot = K % 2 ? 0 : ((i * (G - K)) % 32 + 32) % 32;
       if (rot >= K) rot %= K;
@@ -232,7 +231,7 @@ struct ContractTeamSmallKRowsKernel {
 
 // A flat index o = (c n1 + i) n2 + j and its three parts, advanced by a fixed step with carries
 // instead of two divisions per step (the staged cells' loops: a few FMAs per output at K = 8,
-// where the divisions cost 10-17%, session 9).
+// where the divisions would be a large share of the time).
 struct CarriedIndex {
   int flat, c, i, j;
   int step, sc, si, sj, n1, n2;
@@ -255,21 +254,18 @@ struct CarriedIndex {
 // L x K left and R x K right rows contiguous per cell, cells contiguous): a team takes `cells`
 // whole cells, copies their left and right blocks into scratch as two contiguous runs
 // (stage_runs), and computes their L x R outputs from scratch, r fastest, G lanes per output.
-// `flat` reads each cell's rows once per output row from global memory (FieldField Q1 in
-// LayoutRight: 0.45-0.73 of the floor, session 8).
+// `flat` reads each cell's rows once per output row from global memory, well below the floor on
+// LayoutRight FieldField Q1.
 //
 // Where the rows are packed, R is a multiple of 4 and a team has a lane per output row, a thread
 // takes four fields at a time (`quads`): units (c, l, quad of r), the quads fastest, each reading
 // its left row once for four right rows and storing the four sums with one or two 16-byte stores.
 // The one-output form reads 2K elements of scratch per K multiply-adds, and its eight lanes of a
-// quarter-warp read eight right rows a row apart: at FieldFieldScalar Q1 float (K = 8, rows of
-// two 16-byte packs) Nsight Compute counted 84 M shared-load wavefronts, 40% of them bank
-// conflicts, L1 52% and DRAM 67% busy (H100, session 17). A thread's reads start `rot` packs into
-// its rows (and wrap), rot = (rot_l l + rot_q quad) mod packs, the coefficients searched at launch
-// (stage_cells_quad_rotation) for the fewest wavefronts: no conflicts reported, L1 26% and DRAM
-// 80% busy. LayoutRight FieldField Q1, three rounds: Scalar float 0.727 -> 0.604 ms (0.76 -> 0.92
-// of the floor), double 0.630 -> 0.604, Vector 0.492 -> 0.478 / 0.50 -> 0.472, Tensor float
-// 0.450 -> 0.437, double level (0.444 / 0.447).
+// quarter-warp read eight right rows a row apart, which at FieldFieldScalar Q1 float (K = 8, rows
+// of two 16-byte packs) makes many of its shared loads bank conflicts. A thread's reads start
+// `rot` packs into its rows (and wrap), rot = (rot_l l + rot_q quad) mod packs, the coefficients
+// searched at launch (stage_cells_quad_rotation) for the fewest wavefronts, which leaves no bank
+// conflicts, so DRAM, not L1, sets the pace (measured: docs/performance.md).
 template <class T>
 struct ContractTeamSmallKCellBlocksKernel {
   ContractProblem<T> p;
@@ -302,8 +298,8 @@ struct ContractTeamSmallKCellBlocksKernel {
     // Eight neighbouring outputs (r = 0..7 of one l) read eight right rows at once. When a row
     // is a multiple of 4 packs those start in at most two of the eight 16-byte bank groups, so
     // each row's reads start r packs in (and wrap), which spreads them over all eight (double
-    // FieldFieldVector/Tensor Q1: 0.65 / 0.58 -> 0.87 of the floor, session 9, run 11); with
-    // 2 or 6 packs (float K = 8, 24) rotating gained nothing and its arithmetic cost 10-17%.
+    // FieldFieldVector/Tensor Q1); with 2 or 6 packs (float K = 8, 24) rotating gains nothing and
+    // its arithmetic costs time, so those rows are not rotated.
     const int np = Ki / V;
     const bool rotate = packed && np % 4 == 0;
     // The team's threads take outputs team_size apart, (c, l, r) advanced by carries.
@@ -373,8 +369,8 @@ struct ContractTeamSmallKCellBlocksKernel {
 
 // FieldField cells of more than 256 outputs, at most 32 x 32, laid out as k_cells has them
 // (ContractProblem::k_cell_tiles: LayoutRight Q2, 27 x 27 over K = 27, 81, 243). Those are too
-// many outputs for the staged cells above and too small for cuBLAS's tiles: its strided-batched
-// GEMM reaches 0.71-0.84 of the floor on the float Q2 cases (H100, session 26). A team takes
+// many outputs for the staged cells above and too small for cuBLAS's tiles (its strided-batched
+// GEMM stays well short of the floor on the float Q2 cases). A team takes
 // `groups` consecutive groups of `cells` cells, each in passes of kc contracted indices; a thread
 // takes an MB x NB tile of one cell's outputs (units (cell, lb, rb), rb fastest: rows lb + i nl,
 // fields rb + j nr, rows and fields past L or R re-read the last one and drop their sums), and
@@ -415,11 +411,10 @@ struct ContractTeamSmallKCellTilesKernel {
     const std::size_t be = static_cast<std::size_t>(cell_tiles_buffer_elems(cells, L, R, ks));
     T* const buf0 = m.team_scratch(0).template get<T>(be);
     T* const buf1 = two ? m.team_scratch(0).template get<T>(be) : buf0;
-    // Shared-memory loads with 32-bit addresses (session 26, run 10). The hint sits here, on the
-    // buffers themselves: placed on the pointers inside tile(), as session 26 had it, nvcc 13
-    // compiled the path of one unit a thread (alias) into a fall-through to the kernel's end, so
-    // those threads summed and stored nothing (session 27, run 1: the PTX's branch led to an
-    // empty block; every GPU test of the kernel failed).
+    // Shared-memory loads with 32-bit addresses. The hint sits here, on the buffers themselves:
+    // placed on the pointers inside tile(), nvcc 13 compiles the path of one unit a thread (alias)
+    // into a fall-through to the kernel's end (a branch to an empty block in the PTX), so those
+    // threads sum and store nothing and every GPU test of the kernel fails.
     GRAIN_ASSUME_TEAM_SCRATCH(buf0);
     GRAIN_ASSUME_TEAM_SCRATCH(buf1);
     T* const so = alias ? nullptr : m.team_scratch(0).template get<T>(static_cast<std::size_t>(cell_tiles_out_elems<T>(cells, L, R)));
@@ -495,8 +490,8 @@ struct ContractTeamSmallKCellTilesKernel {
 
   // Copies indices 0 .. n of `rows` rows K apart from src (cp.async, one element each) into
   // rows ks apart from dst, and zeroes each row's elements n .. the next whole pack. Four rows a
-  // loop step, with 32-bit offsets from the two bases (session 27, run 3: a row a step with stepped
-  // 64-bit pointers took 16 instructions a copy, a third of the kernel's instructions).
+  // loop step, with 32-bit offsets from the two bases: a row a step with stepped 64-bit pointers
+  // takes 16 instructions a copy, a third of the kernel's instructions.
   template <class Member>
   GRAIN_INLINE_FUNCTION void stage_rows(const Member& m, const StageGeom& sg, const T* src, int rows, int n,
                                         T* dst) const {
@@ -690,27 +685,21 @@ void contract_team_stride(const ContractProblem<T>& p) {
 
 // Double DataField rows at least this long (LayoutLeft, on the GPU): a team's threads take two
 // fields each over 4 slices of K (the data row read once for both; 6 loads in flight) instead of
-// one field over 8 slices. Session 19 (docs/variants-s19, runs 3-5), DataFieldTensor Q4 double (K =
-// 1944, 276 cells): H100 0.219-0.225 -> 0.207-0.211 ms (run 5, four alternating rounds: 0.83-0.85
-// -> 0.89-0.91 of the copy floor), H200 0.158-0.161 -> 0.153-0.155 (run 4); at K = 576-648 the two
-// forms were within 4% either way, and in float the same fields (2 or 4 a thread) gained at most
-// 2.5% (DataFieldTensor Q3, where Auto runs flat) or nothing.
+// one field over 8 slices: faster on the longest rows (DataFieldTensor Q4 double, K = 1944), level
+// at K = 576-648; in float, fields a thread gain nothing (measured: docs/performance.md).
 inline constexpr index_type kSmallKFieldPairsK = 1024;
 
 template <class Exec, class T>
 void contract_team_small_k(const ContractProblem<T>& p) {
   if (p.cells_fastest()) {
     // 8 slices of K, each thread 2 loads in flight; DataField in float: 8 loads in flight, over
-    // 4 slices up to 35000 outputs and 2 above (H100, session 17, LayoutLeft DataFieldTensor Q4
-    // float: 17250 outputs 0.108 -> 0.084 ms, flat 0.184; 69000 outputs 0.281 -> 0.221, flat
-    // 0.244); where float takes 2 slices, a team takes two fields, one per 64 threads, which meet
-    // in L1 on their cells' data row (with one field a team, every field's team re-read the row
-    // from L2: L2 traffic twice the field's bytes, L2 86% busy in session 19's run 8), with 4
-    // partial sums a thread (session 20, H100, three alternating rounds: the same case 0.2175 ->
-    // 0.2073 ms, 0.85 -> 0.89 of the copy floor; 51750 outputs 0.176 -> 0.163; H200 0.171 ->
-    // 0.154; 56 registers, as the one-field kernel: 9 teams of 128 an SM, so that case's 1134
-    // teams run at once, as long teams must); DataField in double from K = 1024 on the GPU: two
-    // fields a thread over 4 slices (kSmallKFieldPairsK). A host team is one thread, with one slice.
+    // 4 slices up to 35000 outputs and 2 above. Where float takes 2 slices, a team takes two
+    // fields, one per 64 threads, which meet in L1 on their cells' data row (with one field a
+    // team, every field's team would re-read the row from L2, twice the field's bytes of L2
+    // traffic), with 4 partial sums a thread: 56 registers, as the one-field kernel, so 9 teams
+    // of 128 fit an SM and every team of such a case runs at once, as long teams must. DataField
+    // in double from K = 1024 on the GPU: two fields a thread over 4 slices (kSmallKFieldPairsK).
+    // A host team is one thread, with one slice. Measurements: docs/performance.md.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
     constexpr bool gpu_double = sizeof(T) == 8 && !is_host_execution_space_v<Exec>;
     const bool field_pairs = gpu_double && p.L == 1 && p.R > 1 && p.K >= kSmallKFieldPairsK;
