@@ -1,4 +1,4 @@
-// Sparse tensors and CP decomposition (issue 5): the sparse and cp layers.
+// Sparse tensors and CP decomposition: the sparse and cp layers.
 #pragma once
 
 #include "grain/sparse/sparse_tensor.hpp"

@@ -1,4 +1,6 @@
-// Reducers: how parallel_reduce combines per-thread values (paper 003 §IV.A: init and join).
+// Reducers: how parallel_reduce combines per-thread values (init and join, as in Edwards,
+// Sunderland et al. 2011, "Manycore/GPGPU Portable Computational Mechanics Kernels via
+// Multidimensional Arrays", §IV.A).
 //
 //   parallel_reduce(policy, f, sum);              // a scalar: summed
 //   parallel_reduce(policy, f, Max<double>(mx));  // a named reducer

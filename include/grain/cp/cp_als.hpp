@@ -1,4 +1,6 @@
-// CP-ALS for sparse tensors (002, backup slide "CP via ALS"; the MATLAB Tensor Toolbox's cp_als):
+// CP-ALS for sparse tensors (Phipps and Kolda, "Tensor Decompositions on Emerging Manycore
+// Hardware with Genten and Kokkos", SIAM CSE 2019, backup slide "CP via ALS"; the MATLAB Tensor
+// Toolbox's cp_als):
 //
 //   for each mode n:  V = Hadamard product of the other modes' Gram matrices A_m^T A_m
 //                     B = MTTKRP(X, n)                       (the expensive part)
@@ -109,8 +111,8 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         if (m != n)
           for (std::size_t e = 0; e < V.size(); ++e) V[e] *= grams[m][e];
       // On the GPU the host inverts V while the MTTKRP runs (V does not depend on it): at R = 128
-      // the inverse takes one to two milliseconds of host time, once per mode (it was most of
-      // the iteration's time outside the MTTKRPs on the H100, docs/performance.md, session 3).
+      // the inverse takes one to two milliseconds of host time, once per mode, which would
+      // otherwise be most of the iteration's time outside the MTTKRPs (docs/performance.md).
       // On the CPU back ends the MTTKRP is synchronous and the inverse follows it, untimed.
       const auto tm = clock::now();
       mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
@@ -132,7 +134,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       times_matrix<Exec>(B[n], Winv, M.factors[n]);  // A_n = B V^-1
       // Normalize the columns and take the new Gram matrix where the factor lives; the weights
       // and the Gram matrix come back together in one copy (each host round trip is a GPU
-      // synchronization; this mode used to make four).
+      // synchronization).
       const bool max_norm = iter > 1;
       T* G = mode_out.data();
       T* norms = G + static_cast<index_type>(R) * R;

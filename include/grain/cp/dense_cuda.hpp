@@ -9,7 +9,7 @@ namespace grain::cp::impl {
 // A^T A for A (I x R) as gram_slices(I, R) partial R x R products (full, row-major), one per
 // consecutive slice of rows, written one after another to `parts` (slices * R * R elements); the
 // caller sums them. One GEMM with K = I would give cuBLAS an R x R output, a handful of thread
-// blocks each walking all I rows (measured: it dominated CP-ALS's dense work at R >= 64);
+// blocks each walking all I rows (it would dominate CP-ALS's dense work at R >= 64);
 // slicing the rows gives it slices times as many blocks, in one strided-batched call.
 index_type gram_slices(index_type I, index_type R);
 void gram_cuda(const float* A, index_type I, index_type R, float* parts);

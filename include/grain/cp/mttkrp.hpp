@@ -2,8 +2,8 @@
 //
 //   out(k, r) = sum over nonzeros j with i_n(j) = k of  x_j * prod_{m != n} A_m(i_m(j), r)
 //
-// Algorithms (Genten, 002 slides "Parallelize MTTKRP over tensor non-zeros" to "Permuted
-// MTTKRP"), each written once against grain's core patterns:
+// Algorithms (Genten: Phipps and Kolda's SIAM CSE 2019 slides, "Parallelize MTTKRP over tensor
+// non-zeros" to "Permuted MTTKRP"), each written once against grain's core patterns:
 //   atomic      flat over nonzeros, one thread each, atomic_add into out (MTTKRP on slide 13);
 //   team        teams of threads over blocks of nonzeros, vector lanes over R, R blocked so one
 //               pass touches at most kMttkrpRBlock columns (MTTKRP-B, register row buffers);
@@ -193,7 +193,7 @@ GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>&
                                            bool all_atomic) {
   // Nonzeros gathered together: their index and factor-row loads are independent, so U of them
   // are in flight at once instead of one dependent chain (subscripts -> rows) at a time.
-  // Measured on the H200: the one-at-a-time loop was latency-bound (docs/performance.md).
+  // A one-at-a-time loop is latency-bound on the GPU (docs/performance.md).
   constexpr int U = 4;
   if (lo >= hi) return;
   const int N = NC > 0 ? NC : d.N;
@@ -306,8 +306,8 @@ int vector_lanes(index_type rb) {
 
 // Vector lanes per nonzero of perm and tiled on the GPU: a lane takes 2-4 columns, so a warp
 // serves 4 or 2 nonzeros at once and each nonzero's index and address work is spread over fewer
-// lanes. H200, session 5: 8 lanes at R = 16 and 16 lanes at R = 64 took 25% and 8-12% less time
-// per mode than a lane per column (half as many lanes again was slower in both).
+// lanes. 8 lanes at R = 16 and 16 lanes at R = 64 beat a lane per column, and half as many lanes
+// again is slower (measured: docs/performance.md).
 template <class Exec>
 int run_lanes(index_type w) {
   if (is_host_execution_space_v<Exec>) return 1;
@@ -361,8 +361,7 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       // Passes of 64 columns, one after the other (the pass is the slowest league index). At
       // R = 128 on the 3-way tensor that keeps one pass's 46 MB of gathered factor columns in the
-      // L2 instead of all 92 MB, and the modes took 10-15% less time on the H100 (session 4);
-      // narrower passes (32 or 16 columns) were 20-60% slower at R = 64 and 128 on both Genten tensors.
+      // L2 instead of all 92 MB; narrower passes (32 or 16 columns) are slower (docs/performance.md).
       index_type chunk = 4096;
       if (!host) {
         chunk = d.nnz * vec / (static_cast<index_type>(Exec::concurrency()) * 8 + 1);
@@ -412,10 +411,9 @@ inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_typ
 
 // Auto: rows hot (16 or more nonzeros per row on average): `perm`, which streams the sorted copy
 // and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
-// beat `privatized` by 5-26% per mode on the 1M-nonzero tensor at R = 16 and 64 (2 threads,
-// docs/performance.md). On the GPU `tiled` instead when the gathered factors need several tiles
-// to fit the L2 and the row updates that adds stay few next to the nonzeros (at most 5%; it took
-// 3-30% less time per mode on Genten's tensors, H200, session 5). Cold rows: on the GPU `team`;
+// beats `privatized` on hot rows (docs/performance.md). On the GPU `tiled` instead when the
+// gathered factors need several tiles to fit the L2 and the row updates that adds stay few next
+// to the nonzeros (at most 5%), where it beats `perm`. Cold rows: on the GPU `team`;
 // on the CPU private copies when they fit (no atomics; with one thread that is plain serial
 // MTTKRP), else `perm`.
 template <class Exec, class T, class Space>

@@ -9,7 +9,7 @@
 //
 // Per-mode permutations (nonzeros in increasing order of the mode's index, stable) are computed
 // on demand and cached: a parallel counting sort on the CPU, CUB's radix sort on the GPU
-// (Genten's permutation-based MTTKRP, slides 16-19 of 002).
+// (Genten's permutation-based MTTKRP, slides 16-19 of Phipps and Kolda's SIAM CSE 2019 talk).
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
 // The CUDA back end: kernels for every policy, compiled only in nvcc translation units.
 //
-// Mapping (DESIGN.md): a range index is a thread (exact grid, grid-stride past 2^31 blocks); an
+// Mapping (docs/architecture.md): a range index is a thread (exact grid, grid-stride past 2^31 blocks); an
 // MD tile is a thread block; a team is a thread block of blockDim = (vector_length, team_size);
 // team scratch level 0 is dynamic shared memory, level 1 a global buffer per resident block.
 // Reductions combine warp shuffles with one shared slot per warp, and finish in the last block
@@ -168,7 +168,7 @@ __device__ void cuda_grid_finish(const R& red, const T& block_value, T* partials
 
 // ---- kernels -------------------------------------------------------------------------------------
 // One index per thread over an exact grid: no loop, one bounds test (what a hand-written
-// kernel does; measured 5% faster than the grid-stride form on a bandwidth-bound triad).
+// kernel does; faster than the grid-stride form on a bandwidth-bound triad).
 template <class F>
 __global__ void cuda_range_for_exact_kernel(const F f, index_type begin, index_type end) {
   const index_type i = begin + static_cast<index_type>(blockIdx.x) * blockDim.x + threadIdx.x;
