@@ -1,5 +1,5 @@
-// `grain bench contract` and `grain tune`: the nine contractions on the BENCHMARKS.md cases, every
-// applicable algorithm timed beside the copy bandwidth and GEMM peak of the same run, each output
+// `grain bench contract` and `grain tune`: the nine contractions on the docs/benchmarks.md cases,
+// every applicable algorithm timed beside the copy bandwidth and GEMM peak of the same run, each output
 // checked against a host reference, Auto's pick marked, and the peers a user would otherwise call
 // (per-cell OpenBLAS on the CPU, cuBLAS strided-batched on the GPU) in the same table.
 //
@@ -46,7 +46,7 @@ constexpr ContractKernel kKernels[] = {
     ContractKernel::DataFieldScalar,  ContractKernel::DataFieldVector,  ContractKernel::DataFieldTensor,
     ContractKernel::FieldFieldScalar, ContractKernel::FieldFieldVector, ContractKernel::FieldFieldTensor};
 
-// BENCHMARKS.md: hexahedra of order q, (q+1)^3 fields, (q+2)^3 points.
+// docs/benchmarks.md: hexahedra of order q, (q+1)^3 fields, (q+2)^3 points.
 struct Case {
   std::string name;
   std::int64_t fields, P;
@@ -68,7 +68,7 @@ struct Shape {
   std::int64_t right_cell() const { return (family() >= 1 ? R : 1) * K(); }
 };
 
-// C is chosen so that the larger input holds the budget (BENCHMARKS.md).
+// C is chosen so that the larger input holds the budget (docs/benchmarks.md).
 Shape make_shape(ContractKernel k, const std::string& name, std::int64_t fields, std::int64_t P,
                  double budget_mib, std::size_t elem) {
   Shape s;
@@ -668,7 +668,7 @@ std::size_t ceiling_copy_bytes(const std::string& backend, double budget_mib) {
 // first call sets them; later calls (`again`) measure once more, the copy alone unless `gemm`,
 // and keep the highest (Report::raise_ceilings): the suite re-measures the copy after every shape
 // and both at the end, because on a shared machine one early measurement may fall in a slow
-// moment (here, the EPYC of session 16: 29 GB/s at one run's start, 46-55 in others).
+// moment and understate the ceiling by a large factor.
 void measure_ceilings(Report& rep, const std::string& backend, double budget_mib, bool again = false,
                       bool gemm = true) {
   const std::size_t copy_bytes = ceiling_copy_bytes(backend, budget_mib);

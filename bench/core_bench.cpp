@@ -1,5 +1,5 @@
 // `grain bench core`: triad and dot written with grain against the same loops hand-written in
-// plain OpenMP and plain CUDA, timed in one run beside the copy bandwidth (issue 2's figure).
+// plain OpenMP and plain CUDA, timed in one run beside the copy bandwidth.
 #include <cstdio>
 #include <string>
 

@@ -1,4 +1,5 @@
-// `grain bench paper`: the 2011 paper's two test cases (seeds/003, §V, Figures 5 and 6), the
+// `grain bench paper`: the two test cases of Edwards, Sunderland et al. 2011, "Manycore/GPGPU
+// Portable Computational Mechanics Kernels via Multidimensional Arrays" (§V, Figures 5 and 6), the
 // portable grain kernels against the hand-written ones on every back end present, for problem
 // sizes from 1e3 up to what fits, timed beside the copy bandwidth of the same run.
 //
@@ -58,7 +59,7 @@ int run_bench_paper(const Args& args) {
 
   // Default sizes: what fits and finishes in minutes. Host: 1e7 elements (3.8 GB) for the
   // gradients, 1e6 rows (2 x 256 MB, ~20 GB of traffic per factorization) for Gram-Schmidt.
-  // GPU: 1e8 for both (38 GB; 2 x 25.6 GB), within an 80 GB H100.
+  // GPU: 1e8 for both (38 GB; 2 x 25.6 GB), within a GPU of 80 GB.
   auto host_limits = [&](PaperOptions o) {
     o.max_hex = max_n ? max_n : 10000000;
     o.max_mgs = max_n ? max_n : 1000000;

@@ -1,4 +1,4 @@
-// Hardware ceilings measured in the same run as the kernels they judge (BENCHMARKS.md).
+// Hardware ceilings measured in the same run as the kernels they judge (docs/benchmarks.md).
 #pragma once
 
 #include <cstddef>
@@ -19,8 +19,8 @@ double host_copy_bandwidth_GBps(std::size_t bytes, int reps = 10);
 
 // The same host copy over buffers kept between measurements, for a copy taken just before and
 // just after each timed row (`grain bench contract` on the CPU): a VM's memory can run in slow and
-// fast phases minutes long (a 2-thread copy at 42-46 against 55-76 GB/s, session 31), and a
-// kernel's roofline means something only against a copy of the same phase.
+// fast phases minutes long, and a kernel's roofline means something only against a copy of the
+// same phase.
 class HostCopyProbe {
  public:
   explicit HostCopyProbe(std::size_t bytes);

@@ -1,4 +1,4 @@
-// GEMM peak: the floating-point ceiling of BENCHMARKS.md, measured through the vendor library
+// GEMM peak: the floating-point ceiling of docs/benchmarks.md, measured through the vendor library
 // (OpenBLAS on the CPU, cuBLAS on the GPU) in the same run as the kernels it judges.
 #pragma once
 
@@ -26,11 +26,10 @@ std::string openblas_core_upgrade(const std::string& chosen, bool avx2_fma, bool
 
 // Where OpenBLAS chose narrower kernels than this CPU runs and OPENBLAS_CORETYPE is unset,
 // runs this program again (argv, through /proc/self/exe) with OPENBLAS_CORETYPE set, since
-// OpenBLAS reads it once, as it loads. Seen here (session 20): Debian 12's OpenBLAS 0.3.21 took
-// its "Prescott" (SSE3) kernels on a virtual machine's AVX-512 Xeon whose model it did not know,
-// GEMM 65 / 30 GFLOP/s (float / double, 2 threads) against 283 / 138 with "SkylakeX": the CPU
-// ceiling and the openblas-gemm peer understated 4x. Returns where nothing was to be done, or,
-// with a warning, where the exec failed.
+// OpenBLAS reads it once, as it loads. Debian 12's OpenBLAS 0.3.21, for one, takes its
+// "Prescott" (SSE3) kernels on an AVX-512 CPU whose model it does not know (common in virtual
+// machines), which would understate the CPU ceiling and the openblas-gemm peer several times.
+// Returns where nothing was to be done, or, with a warning, where the exec failed.
 void openblas_use_cpu_kernels(char** argv);
 
 #if defined(GRAIN_ENABLE_CUDA)
