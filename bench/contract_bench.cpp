@@ -1,7 +1,8 @@
 // `grain bench contract` and `grain tune`: the nine contractions on the docs/benchmarks.md cases,
-// every applicable algorithm timed beside the copy bandwidth and GEMM peak of the same run, each output
-// checked against a host reference, Auto's pick marked, and the peers a user would otherwise call
-// (per-cell OpenBLAS on the CPU, cuBLAS strided-batched on the GPU) in the same table.
+// every applicable algorithm timed beside the copy bandwidth and GEMM peak of the same run, each
+// output checked against a host reference, Auto's pick marked, and the peers a user would
+// otherwise call (per-cell OpenBLAS on the CPU, cuBLAS strided-batched on the GPU) in the same
+// table.
 //
 // Inputs are defined by their logical index: left(c, l, p, d1, d2) = value(seed, flattened
 // logical index), whatever the layout, so the reference is computed on the host from the formula

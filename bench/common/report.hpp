@@ -59,7 +59,8 @@ struct Report {
   // carries the extra field "copy_GBps_local" (the copy measured around its shape) also gets
   // "roofline_local": the same floor with that copy bandwidth and this report's peaks.
   Row& add(Row r);
-  // One JSON object in the docs/benchmarks.md format. Raises grain::Error if the file can't be written.
+  // One JSON object in the docs/benchmarks.md format. Raises grain::Error if the file can't be
+  // written.
   void write_json(const std::string& path) const;
   // A readable table: kernel, case, dtype, algorithm, ms, GB/s, GFLOP/s, roofline, Auto's pick.
   void print_table(std::FILE* out = stdout) const;

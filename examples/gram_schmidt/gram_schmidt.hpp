@@ -1,5 +1,5 @@
-// Modified Gram-Schmidt QR of an N x K multivector (paper 003, §V, Figure 6) as a sequence of
-// grain level-1 operations, each one parallel_for or parallel_reduce:
+// Modified Gram-Schmidt QR of an N x K multivector (Edwards, Sunderland et al. 2011, §V,
+// Figure 6) as a sequence of grain level-1 operations, each one parallel_for or parallel_reduce:
 //
 //   for k = 0..K-1:   r_kk = ||a_k||;  a_k *= 1/r_kk                (norm, scale)
 //                     for j = k+1..K-1:  r_kj = <a_k, a_j>;  a_j -= r_kj a_k   (dot, axpy)

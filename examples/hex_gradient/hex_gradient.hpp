@@ -1,5 +1,7 @@
-// Gradients of the trilinear basis functions of linear hexahedral elements (paper 003, §V,
-// Figure 5): the portable kernel, written once against grain and run on every back end.
+// Gradients of the trilinear basis functions of linear hexahedral elements (Edwards, Sunderland
+// et al. 2011, "Manycore/GPGPU Portable Computational Mechanics Kernels via Multidimensional
+// Arrays", §V, Figure 5): the portable kernel, written once against grain and run on every back
+// end.
 //
 // For element e with vertex coordinates x(e, i, k) (i: spatial dimension, k: vertex), the
 // isoparametric map x(xi) = sum_k x_k N_k(xi) has Jacobian J_ij = sum_k x(e,i,k) dN_k/dxi_j at

@@ -14,8 +14,8 @@ void hex_gradient_hand_openmp(const double* coords, double* grads, std::size_t e
   {
     const HexShapeDerivatives s = shape;
     // `simd`: vectorized across elements, as a hand-tuned loop would be. Without it GCC 12
-    // compiled the loop to scalar arithmetic and this baseline ran 1.8x slower than grain's kernel
-    // (session 34), a comparison that flattered grain.
+    // compiles the loop to scalar arithmetic, and the baseline would run well behind grain's
+    // kernel, a comparison that flatters grain.
 #pragma omp for simd schedule(static)
   for (long long e = 0; e < n; ++e) {
     const double* xe = x + e * 24;

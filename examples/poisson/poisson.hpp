@@ -3,7 +3,8 @@
 //   -div grad u + kappa u = f  in the unit cube,   u = g on its boundary,
 //
 // on n x n x n trilinear hexahedra (Q1), assembled and solved on any back end. This is the
-// workflow the nine contractions come from (Intrepid, study 001, chapter 1): per cell and
+// workflow the nine contractions come from (Intrepid; Collins et al. 2015, "Parallelizing
+// Intrepid Tensor Contractions Using Kokkos", chapter 1): per cell and
 // quadrature point, the Jacobian of the element map and the physical basis gradients; then
 //
 //   stiffness  K(c,l,r) = sum_{p,d} grad N_l(c,p,d) * [w_p det J(c,p) grad N_r(c,p,d)]

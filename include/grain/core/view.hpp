@@ -1,6 +1,7 @@
 // grain::View: a multidimensional array with run-time extents, compile-time rank and layout,
 // in a memory space, with shared ownership (the "view" semantics of Edwards, Sunderland et al.
-// 2011, "Manycore/GPGPU Portable Computational Mechanics Kernels via Multidimensional Arrays", §III).
+// 2011, "Manycore/GPGPU Portable Computational Mechanics Kernels via Multidimensional Arrays",
+// §III).
 //
 //   grain::View<double***, grain::LayoutRight, grain::HostSpace> a("left", C, L, P);
 //   grain::View<double**, grain::CudaSpace> d("d", n, m);      // LayoutLeft, the GPU default

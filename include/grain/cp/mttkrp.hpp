@@ -361,7 +361,8 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       // Passes of 64 columns, one after the other (the pass is the slowest league index). At
       // R = 128 on the 3-way tensor that keeps one pass's 46 MB of gathered factor columns in the
-      // L2 instead of all 92 MB; narrower passes (32 or 16 columns) are slower (docs/performance.md).
+      // L2 instead of all 92 MB; narrower passes (32 or 16 columns) are slower
+      // (docs/performance.md).
       index_type chunk = 4096;
       if (!host) {
         chunk = d.nnz * vec / (static_cast<index_type>(Exec::concurrency()) * 8 + 1);

@@ -902,7 +902,7 @@ struct ContractBlockHostCellVecKernel {
 
   // The g whole groups of cells from c0, packed together per chunk of K (pack_groups), then each
   // group's blocks as in group(), into scratch `os` (output (l, r) a run of g W cells); the runs
-  // are then stored (or added) whole, where stored in place they were lines C elements apart;
+  // are then stored (or added) whole, where stored in place they would be lines C elements apart;
   // with nt_stores, through host_stream_run (and a fence at the end).
   void groups_from(index_type c0, index_type g, T* ap, T* os) const {
     const index_type stride = panel_elems(p, kc), ol = g * W, orr = g * W * p.L;
@@ -962,7 +962,8 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 // apart, 2 L K + L R streams, more than the hardware's prefetchers follow; several groups make
 // those reads runs of g W cells, which read faster, while the packed data of a team's later groups
 // waits in L3. More than 8 groups, or a smaller budget, are slower on cores with 1 MiB of L2; on
-// cores with 2 MiB of L2 and slower memory the choice makes little difference (docs/performance.md).
+// cores with 2 MiB of L2 and slower memory the choice makes little difference
+// (docs/performance.md).
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
   index_type g = (index_type(4096) << 10) / (group_bytes > 0 ? group_bytes : 1);
   g = g < 8 ? g : 8;

@@ -1,7 +1,8 @@
 // The CUDA back end: kernels for every policy, compiled only in nvcc translation units.
 //
-// Mapping (docs/architecture.md): a range index is a thread (exact grid, grid-stride past 2^31 blocks); an
-// MD tile is a thread block; a team is a thread block of blockDim = (vector_length, team_size);
+// Mapping (docs/architecture.md): a range index is a thread (exact grid, grid-stride past 2^31
+// blocks); an MD tile is a thread block; a team is a thread block of blockDim = (vector_length,
+// team_size);
 // team scratch level 0 is dynamic shared memory, level 1 a global buffer per resident block.
 // Reductions combine warp shuffles with one shared slot per warp, and finish in the last block
 // to arrive (one launch, one small copy back).
