@@ -1,4 +1,5 @@
-// Algorithm::Flat — one thread per output entry, no cooperation (study §3.1).
+// Algorithm::Flat — one thread per output entry, no cooperation (study §3.1; "the study" in
+// these headers is Collins et al. 2015, "Parallelizing Intrepid Tensor Contractions Using Kokkos").
 //
 // The thread order follows the layout, as the study recommends: with cells as the unit-stride
 // index (LayoutLeft, the GPU default) consecutive threads take consecutive cells, so a warp's

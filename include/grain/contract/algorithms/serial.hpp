@@ -1,4 +1,5 @@
-// Algorithm::Serial — the reference loops (study Figs. 2.2-2.10): the correctness oracle.
+// Algorithm::Serial — the reference loops (study Figs. 2.2-2.10: Collins et al. 2015,
+// "Parallelizing Intrepid Tensor Contractions Using Kokkos"): the correctness oracle.
 // One thread walks every (c, l, r) and the logical contracted indices with the Views' own
 // strides; it shares nothing with the other algorithms but the problem description.
 #pragma once
