@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Plot grain benchmark results (the BENCHMARKS.md JSON written by `grain bench ... --json`).
+"""Plot grain benchmark results (the JSON of docs/benchmarks.md, written by `grain bench ... --json`).
 
 Four modes, all writing PNG files:
 
   paper    FILES... [--out-dir DIR] [--prefix NAME] [--metric ms|ms_min]
-           The 2011 paper's figures (seeds/003, Figures 5 and 6): time against problem size,
+           The figures of Edwards, Sunderland et al. 2011 (Figures 5 and 6): time against problem size,
            log-log, one line per algorithm (portable grain-* solid, hand-written dashed), one
            figure per kernel (HexGradient, GramSchmidt), with a lower panel giving each portable
            version's time divided by the hand-written one of the same back end.
@@ -178,8 +178,8 @@ def cmd_lines(args):
 
 # ---- paper: Figures 5 and 6 ---------------------------------------------------------------------
 PAPER_TITLES = {
-    "HexGradient": "Hexahedral basis gradients (paper 003, Figure 5)",
-    "GramSchmidt": "Modified Gram-Schmidt, N x 32 (paper 003, Figure 6)",
+    "HexGradient": "Hexahedral basis gradients (Edwards et al., Figure 5)",
+    "GramSchmidt": "Modified Gram-Schmidt, N x 32 (Edwards et al., Figure 6)",
 }
 
 

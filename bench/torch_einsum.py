@@ -2,7 +2,7 @@
 """Time torch.einsum on the nine Intrepid contractions, the peer a PyTorch user would pick.
 
 Same kernels, cases (Q1..Q4), cell-count rule and JSON format as `grain bench contract`
-(../shared/BENCHMARKS.md), so the rows can be merged or plotted beside grain's:
+(docs/benchmarks.md), so the rows can be merged or plotted beside grain's:
 
     python3 bench/torch_einsum.py --json torch.json                 # all kernels, cases, dtypes
     python3 bench/torch_einsum.py --kernel FieldFieldScalar --case Q1 --dtype double
@@ -96,13 +96,13 @@ def main(argv=None):
     p.add_argument("--budget-mib", type=float, default=512.0, help="bytes of the larger input (MiB)")
     p.add_argument("--reps", type=int, default=20, help="timed repetitions (at least 10)")
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--json", default=None, help="write the BENCHMARKS.md JSON here")
+    p.add_argument("--json", default=None, help="write the JSON of docs/benchmarks.md here")
     p.add_argument("--device", default="cuda", help="cuda (default) or cpu (a smoke test only)")
     p.add_argument("--layout", default="right", help="right (row-major inputs), left (cells unit-stride) or both")
     p.add_argument("--dry-run", action="store_true", help="print the cases and exit (no torch needed)")
     args = p.parse_args(argv)
     if args.reps < 10 and not args.dry_run:
-        sys.exit("--reps must be at least 10 (BENCHMARKS.md)")
+        sys.exit("--reps must be at least 10 (docs/benchmarks.md)")
     if args.budget_mib <= 0:
         sys.exit("--budget-mib must be positive")
     if args.layout not in ("right", "left", "both"):

@@ -4,7 +4,7 @@ machine: the copy ceiling itself moves between runs). For each (kernel, case, dt
 Auto's pick, the median over the runs of its roofline (each run's own floor), of its time against
 each run's best algorithm, and of the peer's time over Auto's, then the cases below a roofline of
 0.7, behind the peer, or more than 10% behind the best. Where the runs carry local rooflines
-(session 16 on: against the copy measured just before and after each shape), their median is a
+(against the copy measured just before and after each shape), their median is a
 column too, and the cases below 0.7 on it are listed as well.
 
 usage: scripts/contract-median.py RUN.json [RUN.json ...]

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, over .device-carry/ (scripts/device-stage.sh): every test suite on
-# every back end, compute-sanitizer memcheck and racecheck over the CUDA tests, then the
-# benchmarks. Writes summary.txt and results.tar.gz under $OUT (or ./gpu-results).
-#   usage: scripts/device-run.sh [tests|bench|ff|cp|all]...   (default all; several may be named)
-#     ff: the nine contractions in both layouts, Auto's candidates on the GPU (flat, tile, block,
-#         blas, team-small-k, team-stride) beside cuBLAS, and torch.einsum in both layouts
-#     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
+# Runs on the GPU machine, over .device-carry/ (scripts/device-stage.sh): the test suites, the
+# benchmarks, or both. Writes summary.txt and results.tar.gz under $OUT (or ./gpu-results).
+#   usage: scripts/device-run.sh [tests|ff|cp|bench|figures|cpu-contract|all]...   (default all)
+#     tests: every suite on every back end, the example programs, then compute-sanitizer memcheck
+#            and racecheck over the CUDA tests (SANITIZE* variables below)
+#     ff: the contraction suite, Auto's candidates on the GPU beside cuBLAS, in the layouts of
+#         LAYOUTS (default "left right"), and torch.einsum in both (TORCH=0 skips it)
 #     cp: MTTKRP and CP-ALS on Genten's tensors (GPU), the 1M-nonzero tensor on 2 CPU threads,
 #         and the .tns read rate
-#     figures: a contraction sweep on the GPU and the figure sets (after ff, in the same call)
+#     bench: the core (triad, dot) and the paper's kernels against hand-written code
+#     figures: the contraction sweep on the GPU (sweep-gpu.json, for scripts/docs-figures.sh)
+#     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
 set -u
 what=" ${*:-all} "
 has() { case "$what" in *" $1 "*|*" all "*) return 0 ;; esac; return 1; }
@@ -41,15 +43,15 @@ if has tests; then
     say "EXAMPLE $name rc=$? $(grep -c ' ok' "$out/r/example_$name.log") ok lines, $(grep -c FAILED "$out/r/example_$name.log") FAILED"
   done
   # Sanitizers over the CUDA instantiations only (the CPU ones are covered by the ASan build), one
-  # compute-sanitizer process per test, so a slow test is cut alone and the rest still report
-  # (session 36: the contract suite's racecheck in one process ran past 250 s; session 37 ran its
-  # five FieldField tests one at a time in 10-128 s each). SANITIZE selects suites by an extended
+  # compute-sanitizer process per test, so a slow test is cut alone and the rest still report: a
+  # whole suite under racecheck outlasts a device call. SANITIZE selects suites by an extended
   # regular expression on the name (default: all), SANITIZE_TOOLS the tools (default: memcheck
-  # racecheck), SANITIZE_TIMEOUT bounds each test's run (default 240 s).
+  # racecheck), SANITIZE_FILTER the tests (default: every CUDA test), SANITIZE_TIMEOUT bounds each
+  # test's run (default 240 s).
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
     echo "$name" | grep -Eq "${SANITIZE:-.}" || continue
-    tests=$("$t" --gtest_list_tests --gtest_filter='*cuda*:*Cuda*' 2>/dev/null |
+    tests=$("$t" --gtest_list_tests --gtest_filter="${SANITIZE_FILTER:-*cuda*:*Cuda*}" 2>/dev/null |
       awk '/^[^ ]/ && $1 ~ /\.$/ { s = $1 } /^  [^ ]/ { print s $1 }')
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
       runs=0 bad=0
@@ -74,15 +76,18 @@ if has tests; then
 fi
 
 if has ff; then
-  for layout in left right; do
+  for layout in ${LAYOUTS:-left right}; do
     "$G" bench contract --backend cuda --kernel all \
       --algorithm flat,tile,block,blas,mma,team-small-k,team-stride,cublas-strided-batched --layout $layout --json "$out/r/ff-$layout.json" > "$out/r/ff-$layout.txt" 2>&1
     say "bench contract layout $layout rc=$?"; tail -n 75 "$out/r/ff-$layout.txt" >> "$log"
   done
   # torch.einsum on row-major inputs and on the same LayoutLeft strides as grain's left suite.
-  timeout 420 python3 bench/torch_einsum.py --layout both --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
-  say "torch einsum rc=$?"
-  for layout in left right; do
+  if [ "${TORCH:-1}" != 0 ]; then
+    timeout 420 python3 bench/torch_einsum.py --layout both --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
+    say "torch einsum rc=$?"
+  fi
+  for layout in ${LAYOUTS:-left right}; do
+    [ -f "$out/r/torch.json" ] || continue
     python3 scripts/contract-table.py "$out/r/ff-$layout.json" "$out/r/torch.json" --kernels FieldField > "$out/r/table-$layout.md" 2>&1
     cat "$out/r/table-$layout.md" >> "$log"
   done
@@ -123,36 +128,16 @@ if has cp; then
 fi
 
 if has figures; then
-  # The contraction figure sets (issue 4): time per algorithm per case from this run's suite
-  # (`ff` mode, LayoutLeft, plus torch.einsum) and the study's speedup heat maps from a sweep on
-  # this GPU; the CPU set from the committed CPU files (session 37's 2-thread Zen 5 suite and
-  # sweep). scripts/contract-figures.sh draws each set; PNGs land in results.tar.gz (fig-gpu/,
-  # fig-cpu/).
+  # The sweep behind the documentation's GPU heat map; scripts/docs-figures.sh draws it.
   "$G" bench contract --backend cuda --sweep --json "$out/r/sweep-gpu.json" > "$out/r/sweep-gpu.txt" 2>&1
   say "bench contract sweep (GPU) rc=$?"
-  figs() { say "$(LOG="$out/r/plot.txt" bash scripts/contract-figures.sh "$@")"; }
-  gpu_cases=()
-  for f in "$out/r/ff-left.json" "$out/r/torch.json"; do [ -f "$f" ] && gpu_cases+=("$f"); done
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oE 'H[0-9]+' | tr 'A-Z' 'a-z')
-  [ ${#gpu_cases[@]} -gt 0 ] && figs "$out/r/fig-gpu" "contract_${gpu:-gpu}" "$out/r/sweep-gpu.json" "${gpu_cases[@]}"
-  figs "$out/r/fig-cpu" contract_cpu2 docs/bench-contract-sweep-cpu2-zen5-s37.json docs/bench-contract-cpu2-zen5-s37-right.json
 fi
 
 if has bench; then
   "$G" info > "$out/r/info.txt" 2>&1; cat "$out/r/info.txt" >> "$log"
   "$G" bench core --backend cuda --reps 30 --json "$out/r/core.json" >> "$log" 2>&1
   say "bench core rc=$?"
-  if "$G" help | grep -q "bench contract"; then
-    "$G" bench contract --backend cuda --json "$out/r/contract.json" > "$out/r/contract.txt" 2>&1
-    say "bench contract rc=$?"; tail -n 60 "$out/r/contract.txt" >> "$log"
-    if [ -f bench/torch_einsum.py ]; then
-      timeout 300 python3 bench/torch_einsum.py --json "$out/r/torch.json" > "$out/r/torch.txt" 2>&1
-      say "torch einsum rc=$?"; tail -n 40 "$out/r/torch.txt" >> "$log"
-    fi
-  fi
-  if "$G" help | grep -q "bench paper"; then
-    "$G" bench paper --backend cuda --json "$out/r/paper.json" > "$out/r/paper.txt" 2>&1
-    say "bench paper rc=$?"; tail -n 40 "$out/r/paper.txt" >> "$log"
-  fi
+  "$G" bench paper --backend cuda --json "$out/r/paper.json" > "$out/r/paper.txt" 2>&1
+  say "bench paper rc=$?"; tail -n 40 "$out/r/paper.txt" >> "$log"
 fi
 tar -czf "$out/results.tar.gz" -C "$out" r && rm -rf "$out/r"

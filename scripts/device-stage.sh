@@ -5,11 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/device}
-# Refuse binaries older than the sources they are built from. Session 17: after a build was killed
-# mid-compile, ninja kept no header dependencies for one object, so a later header-only change
-# built nothing and the staged binaries were stale (`ninja -C build/device -t deps OBJECT` showed
-# "#deps 0"); `ninja -C build/device -t clean` and a rebuild restore them. Sources are checked
-# against the newest binary: a change to one test's source relinks that test alone (session 20).
+# Refuse binaries older than the sources they are built from: a build killed mid-compile can leave
+# ninja without the header dependencies of an object, so a later header-only change builds nothing
+# (`ninja -C build/device -t clean` and a rebuild restore them). Sources are checked against the
+# newest binary, since a change to one test's source relinks that test alone.
 newest=$(ls -t "$build/apps/grain/grain" "$build"/tests/*/grain_*_tests "$build"/examples/hex_gradient \
   "$build"/examples/gram_schmidt "$build"/examples/poisson 2>/dev/null | head -1)
 newer=$(find include src apps bench tests examples -type f -newer "$newest" | head -5)
@@ -35,9 +34,9 @@ done
 # (OpenBLAS linked statically: the GPU machine has no Debian packages.)
 if [ -x build/cpu-v3/apps/grain/grain ]; then cp build/cpu-v3/apps/grain/grain .device-carry/grain-cpu-v3; fi
 strip .device-carry/grain* .device-carry/tests/* .device-carry/examples/* 2>/dev/null || true
-# Every binary compressed (xz: 49 MB -> 11 MB in session 20, when the binaries and the tracked
-# tree together passed the device tool's 64 MiB); scripts/device-unpack.sh (which
-# scripts/device-run.sh calls) unpacks them there. Commands of one's own start with
+# Every binary compressed (xz shrinks them about 4x), so that they and the tree stay under the
+# device tool's 64 MiB; scripts/device-unpack.sh (which scripts/device-run.sh calls) unpacks them
+# there. Commands of one's own start with
 # `bash scripts/device-unpack.sh;`.
 xz -T2 -6 -f .device-carry/grain* .device-carry/tests/* .device-carry/examples/*
 du -sh .device-carry

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Builds grain and runs its tests: the Serial and OpenMP back ends in Release and under
-# AddressSanitizer + UndefinedBehaviorSanitizer with bounds checks, and, when nvcc is present,
-# compiles the CUDA back end with every test (its CPU back ends run; its GPU tests run only on a
-# machine with a GPU).
+# Builds grain and runs its tests: the tree check (scripts/check-tree.sh), the Serial and OpenMP
+# back ends in Release and under AddressSanitizer + UndefinedBehaviorSanitizer with bounds checks,
+# and, when nvcc is present, the CUDA back end with every test (its CPU back ends run; its GPU
+# tests run only on a machine with a GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=${GRAIN_JOBS:-$(nproc)}
 run() { echo "+ $*"; "$@"; }
+run bash scripts/check-tree.sh
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # ctest with its output kept for the closing summary.

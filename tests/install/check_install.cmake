@@ -1,5 +1,5 @@
 # ctest driver: installs the build tree into a scratch prefix, then configures, builds and runs a
-# consumer project that finds grain with find_package(grain CONFIG).
+# consumer project, examples/quickstart, that finds grain with find_package(grain CONFIG).
 # Inputs: -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=...
 file(REMOVE_RECURSE "${WORK_DIR}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
@@ -7,7 +7,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WO
 if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer"
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/quickstart"
                         -B "${WORK_DIR}/build" -G "${GENERATOR}"
                         "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
                 RESULT_VARIABLE rc)
@@ -18,7 +18,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build" RESULT_VARI
 if(rc)
   message(FATAL_ERROR "building the consumer failed (${rc})")
 endif()
-execute_process(COMMAND "${WORK_DIR}/build/consumer" RESULT_VARIABLE rc)
+execute_process(COMMAND "${WORK_DIR}/build/quickstart" RESULT_VARIABLE rc)
 if(rc)
-  message(FATAL_ERROR "the consumer computed a wrong sum (${rc})")
+  message(FATAL_ERROR "the quickstart contraction disagrees with its loop (${rc})")
 endif()
