@@ -112,7 +112,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
           for (std::size_t e = 0; e < V.size(); ++e) V[e] *= grams[m][e];
       // On the GPU the host inverts V while the MTTKRP runs (V does not depend on it): at R = 128
       // the inverse takes one to two milliseconds of host time, once per mode, which would
-      // otherwise be most of the iteration's time outside the MTTKRPs (docs/performance.md).
+      // otherwise be most of the iteration's time outside the MTTKRPs.
       // On the CPU back ends the MTTKRP is synchronous and the inverse follows it, untimed.
       const auto tm = clock::now();
       mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);

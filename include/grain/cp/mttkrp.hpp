@@ -193,7 +193,7 @@ GRAIN_INLINE_FUNCTION void accumulate_runs(const Member& m, const MttkrpData<T>&
                                            bool all_atomic) {
   // Nonzeros gathered together: their index and factor-row loads are independent, so U of them
   // are in flight at once instead of one dependent chain (subscripts -> rows) at a time.
-  // A one-at-a-time loop is latency-bound on the GPU (docs/performance.md).
+  // A one-at-a-time loop is latency-bound on the GPU.
   constexpr int U = 4;
   if (lo >= hi) return;
   const int N = NC > 0 ? NC : d.N;
@@ -307,7 +307,7 @@ int vector_lanes(index_type rb) {
 // Vector lanes per nonzero of perm and tiled on the GPU: a lane takes 2-4 columns, so a warp
 // serves 4 or 2 nonzeros at once and each nonzero's index and address work is spread over fewer
 // lanes. 8 lanes at R = 16 and 16 lanes at R = 64 beat a lane per column, and half as many lanes
-// again is slower (measured: docs/performance.md).
+// again is slower (measured).
 template <class Exec>
 int run_lanes(index_type w) {
   if (is_host_execution_space_v<Exec>) return 1;
@@ -361,8 +361,7 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       // about 8 thread groups per resident slot (Exec::concurrency() counts resident threads).
       // Passes of 64 columns, one after the other (the pass is the slowest league index). At
       // R = 128 on the 3-way tensor that keeps one pass's 46 MB of gathered factor columns in the
-      // L2 instead of all 92 MB; narrower passes (32 or 16 columns) are slower
-      // (docs/performance.md).
+      // L2 instead of all 92 MB; narrower passes (32 or 16 columns) are slower.
       index_type chunk = 4096;
       if (!host) {
         chunk = d.nnz * vec / (static_cast<index_type>(Exec::concurrency()) * 8 + 1);
@@ -412,7 +411,7 @@ inline double mttkrp_tiled_row_updates(index_type I, index_type tiles, index_typ
 
 // Auto: rows hot (16 or more nonzeros per row on average): `perm`, which streams the sorted copy
 // and writes each row once — on the GPU (Genten's choice, slides 19-21) and on the CPU, where it
-// beats `privatized` on hot rows (docs/performance.md). On the GPU `tiled` instead when the
+// beats `privatized` on hot rows. On the GPU `tiled` instead when the
 // gathered factors need several tiles to fit the L2 and the row updates that adds stay few next
 // to the nonzeros (at most 5%), where it beats `perm`. Cold rows: on the GPU `team`;
 // on the CPU private copies when they fit (no atomics; with one thread that is plain serial

@@ -116,7 +116,7 @@ void contract_block_with(const ContractProblem<T>& p) {
 //
 // With GCC (host code): W x W blocks transposed in registers, log2(W) rounds of interleaving
 // shuffles (GCC vector extensions), several times faster than scalar copies; with scalar copies
-// packing takes a large share of a mid-sized cell's time (measured: docs/performance.md).
+// packing takes a large share of a mid-sized cell's time (measured).
 //
 // Otherwise: scalar copies, k by k from K = kHostPackByK, else field by field. Field by field,
 // every store lands on another cache line; from K = 512 those K lines do not stay in L1 between
@@ -224,7 +224,7 @@ GRAIN_FORCEINLINE void host_rows_dispatch(int m, F& f) {
 // stay in L2 across its panels instead of coming again from L3 or memory for each (without
 // chunks, FieldFieldTensor Q4 double, 125 x 125 with K = 1944, packs 2 MB of panels per cell and
 // re-reads its 1.9 MB of left rows once per panel). Budgets of 128-512 KiB perform alike; smaller
-// chunks that keep one panel in L1 gain nothing (measured: docs/performance.md).
+// chunks that keep one panel in L1 gain nothing (measured).
 inline constexpr index_type kHostChunkBytes = 262144;
 inline index_type host_k_chunk(index_type K, index_type per_k, index_type budget = kHostChunkBytes) {
   const index_type most = budget / per_k;
@@ -393,7 +393,7 @@ struct ContractBlockHostGemmKernel {
 // in registers), the row blocks worked out once per launch, the prefetches spread one line per k.
 // The team kernel's per-cell bookkeeping (scratch, panel loop, prefetcher set-up, run-time row
 // blocks, accumulators and transposes spilled to the stack) costs more than a Q1 cell's 512 FMAs:
-// about twice the instructions per cell (measured: docs/performance.md).
+// about twice the instructions per cell (measured).
 inline constexpr index_type kHostCellPanel = 1024;
 
 // Every one-panel cell takes the cell kernel, FieldFieldVector Q1 double (rows of 192 bytes)
@@ -491,7 +491,7 @@ struct ContractBlockHostCellKernel {
 // transpose's index vectors, and spills.
 // On cores with full 512-bit FMA units this kernel runs FieldField Q1 faster than
 // ContractBlockHostCellKernel and FieldFieldTensor Q1 float faster than ContractBlockHostDotKernel
-// wherever memory bandwidth allows; where memory is slow they are level (docs/performance.md).
+// wherever memory bandwidth allows; where memory is slow they are level.
 // At K = 72 (36 float or 72 double words) the compiler keeps part of bt on the stack. Cells too
 // long to prefetch whole (double K = 72, 9 KB) take the next cell's rows spread over the blocks.
 template <class T, int K>
@@ -638,7 +638,7 @@ struct ContractBlockHostCellZmmKernel {
 // FieldFieldTensor Q1 float (8 x 8 fields, K = 72), where it beats the cell kernel in cache and
 // from memory. Not used for FieldFieldVector Q1 float (K = 3 W: the cell kernel is faster), Q3
 // cells (64 x 64: the packed team kernel is faster) or double (faster in cache, but slower from
-// memory than the cell kernel with the next cell prefetched). Measurements: docs/performance.md.
+// memory than the cell kernel with the next cell prefetched).
 template <class T, int TL, int TR>
 struct ContractBlockHostDotKernel {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));
@@ -723,14 +723,14 @@ struct ContractBlockHostDotKernel {
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
 // How many indices ahead ContractBlockHostCellVecKernel's packing prefetches its lines, into L2:
 // without prefetches the packing waits on memory at Q3, further ahead is slower, and prefetching
-// into L1 is slower than into L2 (measured: docs/performance.md).
+// into L1 is slower than into L2 (measured).
 inline constexpr index_type kHostCellPrefetchK = 4;
 
 // ContractBlockHostCellVecKernel prefetches the lines of the next team's first packed chunk into
 // L2 while its last chunk's register blocks run, spread evenly over them, where that chunk takes
 // at most this many bytes (FieldField Q1's chunks). Larger packings (1-4 MiB, Q2-Q4) are not
 // prefetched: the prefetches would evict the current panels from a 1 MiB L2. Nor is a team's own
-// next chunk of K: that is no faster (measured: docs/performance.md).
+// next chunk of K: that is no faster (measured).
 inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
 
 // LayoutLeft cells on the CPU (cells the unit-stride index of left, right and out; K one strided
@@ -746,7 +746,7 @@ inline constexpr index_type kHostCellAheadBytes = index_type(256) << 10;
 // own (rows C elements apart, k steps C L apart) that no hardware prefetcher follows, and each
 // left row would be read again for every block of right rows and each right row for every block
 // of left rows. Prefetching the next chunk a share before each block, a separate path for whole
-// blocks, 6 x 4 blocks and 32 KiB panels gain nothing here (docs/performance.md).
+// blocks, 6 x 4 blocks and 32 KiB panels gain nothing here.
 template <class T, int MR, int NR, int VB>
 struct ContractBlockHostCellVecKernel {
   static constexpr int W = VB / static_cast<int>(sizeof(T));
@@ -962,8 +962,7 @@ inline constexpr index_type kHostCellPanelBytes = index_type(16) << 10;
 // apart, 2 L K + L R streams, more than the hardware's prefetchers follow; several groups make
 // those reads runs of g W cells, which read faster, while the packed data of a team's later groups
 // waits in L3. More than 8 groups, or a smaller budget, are slower on cores with 1 MiB of L2; on
-// cores with 2 MiB of L2 and slower memory the choice makes little difference
-// (docs/performance.md).
+// cores with 2 MiB of L2 and slower memory the choice makes little difference.
 inline index_type host_cell_groups(index_type C, index_type W, index_type group_bytes, index_type threads) {
   index_type g = (index_type(4096) << 10) / (group_bytes > 0 ? group_bytes : 1);
   g = g < 8 ? g : 8;
@@ -1072,11 +1071,11 @@ void contract_block(const ContractProblem<T>& p) {
   } else if (sizeof(T) == 4 && p.L <= 8 && p.R <= 8) {
     // Float Q1: two threads per cell (8 x 4 each, 32 accumulators) instead of one 8 x 8 thread:
     // in float an 8 x 8 thread needs so many registers that occupancy, and with it the DRAM
-    // bandwidth reached, drops. Double is faster with 8 x 8 (docs/performance.md).
+    // bandwidth reached, drops. Double is faster with 8 x 8.
     contract_block_with<Exec, T, 8, 4>(p);
   } else {
-    // 8 x 8 for every other FieldField shape: on the GPU it beats 4 x 4 blocks on Q2-Q4
-    // (docs/performance.md); at Q1 it is the whole cell.
+    // 8 x 8 for every other FieldField shape: on the GPU it beats 4 x 4 blocks on Q2-Q4; at Q1 it
+    // is the whole cell.
     contract_block_with<Exec, T, 8, 8>(p);
   }
 }

@@ -192,11 +192,11 @@ struct ContractFlatPairKernel {
 // Below this many outputs a GPU holds every flat thread at once (132 SMs x 2048 on sm_90), so
 // each thread's own loads in flight set the bandwidth: float threads then keep 8 partial sums (16
 // loads in flight) instead of 2. With more outputs, and in double, 8 gain nothing; 4, 16 or 32 are
-// slower than 8 (measured: docs/performance.md).
+// slower than 8 (measured).
 constexpr index_type kFlatFewOutputs = index_type(1) << 18;
 // The pair kernel launched as teams of `team` threads (a block each on the GPU), thread t of team
 // g taking pair-thread g team + t: teams of 64 (kFlatPairTeam) are faster than a range of
-// 256-thread blocks and the steadiest of the team sizes (measured: docs/performance.md).
+// 256-thread blocks and the steadiest of the team sizes (measured).
 inline constexpr int kFlatPairTeam = 64;
 template <class T>
 struct ContractFlatPairTeams {
@@ -214,7 +214,7 @@ struct ContractFlatPairTeams {
 // threads but at most two. They take 48 registers (ptxas, sm_90): 5 blocks of 256 per SM, 5/8 of
 // the `concurrency` threads a GPU holds. Inside that window (e.g. LayoutLeft DataFieldVector Q4
 // float, 1.22 waves) pairs reach more of the copy floor; outside it, with fewer or more waves,
-// they are slower (measured: docs/performance.md).
+// they are slower (measured).
 inline bool flat_field_pairs(index_type outputs, index_type R, index_type concurrency) {
   const index_type wave = concurrency / 8 * 5;
   return R >= 2 && outputs > wave && outputs <= 2 * wave;
@@ -222,7 +222,7 @@ inline bool flat_field_pairs(index_type outputs, index_type R, index_type concur
 
 // Float threads keep 8 partial sums over more outputs too where K is at least this long: the long
 // K hides the extra sums' cost (e.g. DataFieldScalar Q4 float, K = 216, cells not packed), while
-// other LayoutLeft float Data cases are level either way (measured: docs/performance.md).
+// other LayoutLeft float Data cases are level either way (measured).
 constexpr index_type kFlatLongK = 128;
 
 // Host variant for unit-stride cells: W cells per iteration, vectorized across cells.
@@ -279,7 +279,7 @@ struct ContractFlatCellBlockKernel {
 // prefetchers alone leave DataField well below the copy rate. The prefetch runs on across row
 // ends (see above), since rows can be shorter than the distance; 768 or 1536 bytes are no better.
 // The data's rows are not prefetched (no steady gain), nor is DataData (both operands streamed,
-// no reuse: prefetches make it slower). Measurements: docs/performance.md.
+// no reuse: prefetches make it slower).
 inline constexpr index_type kFlatStreamPrefetchBytes = 1024;
 
 template <class T>
@@ -371,7 +371,7 @@ inline constexpr index_type kFlatStreamOutBytes = index_type(256) << 10;
 // threads, blocks of fewer cells (whole register blocks). One item a thread, not several: with
 // all of C in one block, each thread then walks its rows' runs of every step of K back to back
 // (34 KB at DataFieldTensor Q4 float, 138 cells x 62 rows) rather than a few KB, which streams
-// faster (measured: docs/performance.md).
+// faster (measured).
 struct FlatStreamPlan {
   index_type cells, rows, blocks, items;
 };
@@ -510,7 +510,7 @@ inline index_type flat_cells_per_item(index_type C, index_type cell_bytes, index
 // On AMD CPUs (host_cpu_is_amd), DataField rows longer than kFlatShortRow go one field at a time
 // instead: each field row is read once, and W (or 4) of them side by side are W short streams
 // where one field after another is one long one (the rows of a cell are contiguous); on AMD this
-// is markedly faster, on Intel slower, so elsewhere the blocks stay (docs/performance.md).
+// is markedly faster, on Intel slower, so elsewhere the blocks stay.
 // FieldField keeps the blocks everywhere: its right rows are re-read for each left row, from cache
 // after the first, and without the blocks it is much slower.
 template <class T>
@@ -616,7 +616,7 @@ void contract_flat(const ContractProblem<T>& p) {
   if constexpr (!is_host_execution_space_v<Exec>) {
     // V neighbouring cells per thread and load where the cells are packed and the threads many
     // (ContractProblem::flat_cell_pack); 4 steps of K ahead, which beats 2 on most Data cases and
-    // 8 on the long-K ones (measured: docs/performance.md).
+    // 8 on the long-K ones (measured).
     auto packs = [&](auto vc) {
       using PK = ContractFlatCellPackKernel<T, decltype(vc)::value, 4>;
       const index_type groups = (p.C / decltype(vc)::value + PK::G - 1) / PK::G;

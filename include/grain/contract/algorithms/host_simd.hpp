@@ -46,7 +46,7 @@ inline constexpr int kHostRegisterBytes = 16;
 // next cell's operands, by the length of their rows in bytes: rows of 193 B to 2 KiB. There the
 // prefetch takes a large share off the kernel's time; shorter rows are already read at about the
 // copy rate and longer ones are followed by the hardware's stream prefetchers, so for both the
-// prefetches only cost. Two or more cells ahead is slower (measured: docs/performance.md).
+// prefetches only cost. Two or more cells ahead is slower (measured).
 inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
   return row_bytes > 192 && row_bytes <= 2048;
 }
@@ -54,7 +54,7 @@ inline constexpr bool host_prefetch_next_cell(std::int64_t row_bytes) {
 // Whether the host CPU is AMD's (x86 CPUID vendor "AuthenticAMD"; false elsewhere, and in nvcc's
 // device pass, which runs no CPU kernels). The CPU `flat` reads DataField's long rows one
 // field at a time there: AMD's cores read one stream faster than W side by side, Intel's slower
-// (measured on one machine of each: docs/performance.md). The vendor comes from CPUID, not from
+// (measured on one machine of each). The vendor comes from CPUID, not from
 // the model name the tuning file keys on (tuning.cpp reads it from /proc/cpuinfo): a virtual
 // machine may report a generic model name, while CPUID's vendor passes through.
 inline bool host_cpu_is_amd() {
@@ -99,7 +99,7 @@ inline bool host_avx512_halves() {
 // next cell by lines), by a cell's operand bytes: about 4 KB ahead, at least the next cell, none
 // for cells over 8 KB. The hardware's prefetchers alone leave these short-row cases well below
 // the copy rate; with the cells prefetched they run at about the copy rate. 1 KB ahead gains less,
-// 8 KB no more (measured: docs/performance.md).
+// 8 KB no more (measured).
 inline std::int64_t host_prefetch_cells(std::int64_t cell_bytes) {
   if (cell_bytes <= 0 || cell_bytes > 8192) return 0;
   const std::int64_t ahead = (4096 + cell_bytes - 1) / cell_bytes;
@@ -311,7 +311,7 @@ inline void host_stream_fence() {
 // Q1-Q3). A plain store first reads its line from memory (write-allocate), so the outputs cost
 // twice their bytes; in runs of 1-2 KB, C elements apart, those reads also wait on latency.
 // Where the outputs are a small share of the bytes (FieldFieldVector and FieldFieldTensor Q1)
-// streaming stores gain nothing or lose (measured: docs/performance.md).
+// streaming stores gain nothing or lose (measured).
 inline bool host_stream_outputs(std::int64_t L, std::int64_t R, std::int64_t K, std::int64_t out_bytes,
                                 bool sum_into) {
 #ifdef GRAIN_HOST_STREAM_STORES
@@ -342,7 +342,7 @@ bool host_cell_vectors(const Problem& p, std::int64_t W) {
 // (Zen 4 runs a 512-bit FMA as two 256-bit halves), for more fields than the narrow panel holds.
 // On Intel's AVX-512 cores this speeds up FieldField Q2-Q4 as much as a whole build at 512 bits
 // (-mprefer-vector-width=512) does, without that build's loss at Q1 float, whose 8 fields fill
-// half a vector (measured: docs/performance.md).
+// half a vector (measured).
 inline bool host_wide_panels(std::size_t elem, std::int64_t R) {
 #if defined(GRAIN_HOST_SHUFFLE_TRANSPOSE) && defined(__AVX512F__)
   return R > 2 * (kHostVectorBytes / static_cast<std::int64_t>(elem)) && !host_avx512_halves();

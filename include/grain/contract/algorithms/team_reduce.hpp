@@ -265,7 +265,7 @@ struct CarriedIndex {
 // of two 16-byte packs) makes many of its shared loads bank conflicts. A thread's reads start
 // `rot` packs into its rows (and wrap), rot = (rot_l l + rot_q quad) mod packs, the coefficients
 // searched at launch (stage_cells_quad_rotation) for the fewest wavefronts, which leaves no bank
-// conflicts, so DRAM, not L1, sets the pace (measured: docs/performance.md).
+// conflicts, so DRAM, not L1, sets the pace (measured).
 template <class T>
 struct ContractTeamSmallKCellBlocksKernel {
   ContractProblem<T> p;
@@ -686,7 +686,7 @@ void contract_team_stride(const ContractProblem<T>& p) {
 // Double DataField rows at least this long (LayoutLeft, on the GPU): a team's threads take two
 // fields each over 4 slices of K (the data row read once for both; 6 loads in flight) instead of
 // one field over 8 slices: faster on the longest rows (DataFieldTensor Q4 double, K = 1944), level
-// at K = 576-648; in float, fields a thread gain nothing (measured: docs/performance.md).
+// at K = 576-648; in float, fields a thread gain nothing (measured).
 inline constexpr index_type kSmallKFieldPairsK = 1024;
 
 template <class Exec, class T>
@@ -699,7 +699,7 @@ void contract_team_small_k(const ContractProblem<T>& p) {
     // traffic), with 4 partial sums a thread: 56 registers, as the one-field kernel, so 9 teams
     // of 128 fit an SM and every team of such a case runs at once, as long teams must. DataField
     // in double from K = 1024 on the GPU: two fields a thread over 4 slices (kSmallKFieldPairsK).
-    // A host team is one thread, with one slice. Measurements: docs/performance.md.
+    // A host team is one thread, with one slice.
     const bool float_fields = sizeof(T) == 4 && p.L == 1 && p.R > 1;
     constexpr bool gpu_double = sizeof(T) == 8 && !is_host_execution_space_v<Exec>;
     const bool field_pairs = gpu_double && p.L == 1 && p.R > 1 && p.K >= kSmallKFieldPairsK;

@@ -152,7 +152,7 @@ void contract_tile(const ContractProblem<T>& p) {
     // Small cells (Q1): 32 cells x 16 x 16 in 8 x 8 blocks (128 threads).
     contract_tile_with<Exec, T, TileShape<32, 16, 16, 8, 8, 8>>(p);
   } else {
-    // The fastest of four shapes measured on sm_90 (docs/performance.md): double 16 cells x
+    // The fastest of four shapes measured on sm_90: double 16 cells x
     // 16 x 16 (256 threads, 32 KiB of scratch), float 8 cells x 32 x 32 (512 threads, 32 KiB).
     if constexpr (sizeof(T) == 8) {
       contract_tile_with<Exec, T, TileShape<16, 16, 16, 4, 4, 8>>(p);
