@@ -1,4 +1,4 @@
-// `grain cp-als`, `grain generate`, `grain bench mttkrp`: sparse tensors and CP-ALS (issue 5).
+// `grain cp-als`, `grain generate`, `grain bench mttkrp`: sparse tensors and CP-ALS.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -14,8 +14,8 @@ namespace grain::cli {
 namespace {
 
 // b(i) = a(i). A functor, not a GRAIN_LAMBDA: this file is compiled as CUDA in CUDA builds, where
-// a lambda reaches the host back ends through an indirect call (README, "Lambdas in CUDA-enabled
-// builds"; it measured the host copy at a third of its rate).
+// a lambda reaches the host back ends through an indirect call, which runs the host copy at a
+// third of its rate.
 template <class V>
 struct CopyKernel {
   V a, b;

@@ -2,13 +2,12 @@
 // warpgroup MMAs (wgmma, compute capability 9.0 only: this file is compiled for sm_90a alone, see
 // CMakeLists.txt), for cells-fastest operands (LayoutLeft), in the 3xTF32 split of mma_cuda.cu,
 // and for operands whose rows are unit-stride along K (LayoutRight) through TMA copies of the
-// same boxes turned round (TmaStager<R, A, true>, session 25; wgmma_k_rows).
+// same boxes turned round (TmaStager<R, A, true>; wgmma_k_rows).
 //
 // Why: mma_cuda.cu's float kernels issue mma.sync per warp, and each warp splits its own fragments
-// into TF32 big + small parts every step; Nsight Compute had the packed one latency-bound (8 warps
-// per SM, tensor pipe 26%) and the copied one, for odd C, further behind cuBLAS (docs/performance.md,
-// sessions 10-12). Here each element is split once, as it goes to shared memory, and the products
-// are issued asynchronously by a warpgroup from shared memory:
+// into TF32 big + small parts every step, which leaves them latency-bound (docs/performance.md).
+// Here each element is split once, as it goes to shared memory, and the products are issued
+// asynchronously by a warpgroup from shared memory:
 //   * a block takes G = 8 consecutive cells and a 64 x 64 tile of their outputs: 4 warpgroups of 4
 //     warps, 2 cells each, two m64n64 fp32 accumulators per warpgroup (64 registers a thread);
 //   * each stage is KC = 8 contracted indices, and every thread splits 4 cells x 4 indices of one
@@ -27,25 +26,14 @@
 //   * results leave through shared memory so the stores are cell-contiguous, as in mma_cuda.cu;
 //   * where the grid's last round of blocks would run mostly empty and K is long, two blocks share
 //     each tile's stages and add their halves into the zeroed output (wgmma_splits).
-// What bounds it (H100, session 13, docs/performance.md; Nsight Compute, run 7): the L1 / shared
-// memory pipe. Each stage stores 64 KB of split operands, and the wgmmas read 96 KB (an m64n64k8
-// reads 4 KB, what shared memory delivers in the 32 cycles the TF32 peak needs for it). With
-// loads through registers, each 16-byte load instruction also touches 16 lines (one 32-byte run
-// each), about 900 of the stage's 2200 L1 wavefronts; the TMA takes those off the pipe
-// (FieldFieldTensor Q4 float 1.12 -> 0.82 ms), and the L2 bounds the TMA path instead (session
-// 14, run 2: 84-94% busy), its requests being the boxes' 32-byte runs. C not a multiple of 4
-// cannot use it: its rows are not 16-byte aligned, which tensor maps need of their strides and of
-// a box's first element (run 12: separate maps for even and odd rows, with a box starting 8 bytes
-// off, stopped with an illegal instruction). Measured and not kept (runs 2-6): the left operand in
-// registers (wgmma RS) with register loads (its fragment loads and split sat between the barrier
-// and the wgmmas), raw cp.async rings (with 200+ KB of shared memory the L1 left is too small for
-// the 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block (2 blocks an SM;
-// 16-byte runs), loads that skip L1, software prefetch of later stages (30-50% slower), and for
-// odd C one or two aligned 16-byte loads and a pick instead of four 4-byte loads (run 11: 1.5x
-// slower, twice the bytes through L1). Session 14 (docs/variants-s14): for odd C, lanes on 8-cell
-// runs (no faster) and TMA boxes per row / index class mod 4, 12 cells from an aligned start (7-20%
-// slower: each 32-byte run costs 2 L2 sectors); TMA multicast to the blocks of a cell group's
-// tiles in 2 x 2 or 1 x 2 clusters (up to 27% slower at the suite's FieldFieldTensor Q4 float).
+// What bounds it: the L1 / shared memory pipe. Each stage stores 64 KB of split operands, and the
+// wgmmas read 96 KB (an m64n64k8 reads 4 KB, what shared memory delivers in the 32 cycles the
+// TF32 peak needs for it). With loads through registers, each 16-byte load instruction also
+// touches 16 lines (one 32-byte run each), about 900 of the stage's 2200 L1 wavefronts; the TMA
+// takes those off the pipe, and the L2 bounds the TMA path instead, its requests being the boxes'
+// 32-byte runs. C not a multiple of 4 cannot use it: its rows are not 16-byte aligned, which
+// tensor maps need of their strides and of a box's first element. The alternatives measured
+// slower are listed in docs/performance.md.
 #include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
 #include <cudaTypedefs.h>
 
@@ -454,9 +442,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The output's fields unit-stride (LayoutRight): each (cell, row) of the tile is a run of up to
   // kT fields, stored as 16-byte packs from its first 16-byte boundary on, 16 threads a run, one
   // pack each; threads 0-2 also store the 0-3 fields before the first pack and threads 13-15 the
-  // 0-3 after the last, one at a time. (Session 25, H100: against one field a thread,
-  // FieldFieldScalar Q3 float 0.723 -> 0.575 ms with the rows aligned; a first form with 24 slots
-  // a run and the packs read from shared memory a field at a time was 0.666.)
+  // 0-3 after the last, one at a time: faster than one field a thread (docs/performance.md).
   if (out_vec == kOutFields) {
     constexpr int slots = kT / 4;
     for (int e = tid; e < kG * kT * slots; e += kThreads) {
@@ -536,9 +522,8 @@ void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_v
 // block per SM: rounds = ceil(blocks / SMs); halves take half as long), with at least 128 stages
 // a tile; 1 where the output is accumulated into or not dense (the halves add into a zeroed
 // output, which is exact whichever adds first: 0 + x + y = 0 + y + x). force: 2 whenever allowed
-// (tests). H100, session 13, run 9: FieldFieldTensor Q4 float (276 tiles: 3 rounds, against 5
-// of half the length) 0.82 -> 0.76 ms; FieldFieldTensor Q3 (455 tiles, 72 stages: 4 rounds
-// against 3.5) lost, 0.49 -> 0.575, to the zeroing, the atomic adds and the second result pass.
+// (tests). Where the rounds shrink less, or K is shorter, the zeroing, the atomic adds and the
+// second result pass cost more than the split saves.
 int wgmma_splits(const ContractProblem<float>& p, bool force) {
   if (p.sum_into || !p.out_dense()) return 1;
   if (force) return 2;
@@ -551,8 +536,7 @@ int wgmma_splits(const ContractProblem<float>& p, bool force) {
 
 // The TMA descriptor of one operand: (cells, rows, contracted index) with byte strides (rows,
 // k), boxes of 8 x 64 x 8, zeros out of bounds. False where the tensor map cannot describe it.
-// L2 promotion 128 bytes (H100, session 13, run 16: against none and 64 bytes, FieldFieldTensor Q3
-// float 0.565 -> 0.506 ms, Q4 0.78 -> 0.755; 256 bytes equal at Q3 and 5% slower at Q4).
+// L2 promotion 128 bytes: faster than none or 64 bytes, and than 256 at FieldFieldTensor Q4.
 // k_rows: an operand whose rows are unit-stride along K (LayoutRight): (contracted index, rows,
 // cells) with byte strides (rows, cells), boxes of 8 x 64 x 8 swizzled 32 bytes (TmaStager<..,
 // true>); third_stride is then the cell stride.
@@ -591,12 +575,9 @@ bool row_maps(const ContractProblem<float>& p, WgMaps* maps) {
          encode_map(&maps->b, p.b, p.C, p.R, p.K, p.b_r, p.b_c, true);
 }
 
-// TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. H100,
-// session 14, run 3, two rounds at four budgets each (docs/performance.md): FieldFieldScalar Q3
-// float (K = 64, 8 stages) 5-6% faster with 3 at every budget (0.716 -> 0.681 ms at 512 MiB, ahead
-// of cuBLAS's 0.69); at 72 stages (FieldFieldTensor Q3) 0-12% slower, at 122 (FieldFieldTensor
-// Q4, split) from 7% faster to 7% slower by budget. A short tile is the prologue's latency: the
-// third stage's copy starts with the first two.
+// TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. A short
+// tile is the prologue's latency, and the third stage's copy starts with the first two; on longer
+// tiles 3 in flight is level or slower (docs/performance.md).
 int wgmma_lead(const ContractProblem<float>& p, int splits) {
   const index_type stages = ((p.K + kKC - 1) / kKC + splits - 1) / splits;
   return stages <= 32 ? 3 : 2;

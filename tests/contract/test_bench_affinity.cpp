@@ -83,7 +83,7 @@ TEST(BenchAffinity, TeamCpusAreTheThreadsMasksTogether) {
   // Each thread of the team is bound to a place of its own: together they cover at least as many
   // CPUs as there are threads, up to the places' CPUs (the contraction suite warns below the
   // threads). A place may hold several CPUs: on the GPU machine's 16-CPU host the runtime's
-  // default places gave 2 threads all 16 (session 24), where this VM gives each thread one.
+  // default places can give 2 threads all 16, where a small VM gives each thread one.
   const std::vector<int> places = grain::bench::host_place_cpus();
   ASSERT_FALSE(places.empty());
   EXPECT_GE(grain::bench::host_team_cpus(1), 1);

@@ -92,9 +92,9 @@ TEST(BenchReport, RooflinesFollowTheHighestCeilings) {
   std::remove(path.c_str());
 }
 
-// OPENBLAS_CORETYPE where OpenBLAS's kernels are narrower than the CPU's vectors (session 20:
-// Debian 12's 0.3.21 ran its SSE3 "Prescott" kernels on an AVX-512 Xeon it did not know, a
-// quarter of the GEMM rate): replaced only by what the CPU runs, unknown names left alone.
+// OPENBLAS_CORETYPE where OpenBLAS's kernels are narrower than the CPU's vectors (Debian 12's
+// 0.3.21 runs its SSE3 "Prescott" kernels on AVX-512 Xeons it does not know, a quarter of the
+// GEMM rate): replaced only by what the CPU runs, unknown names left alone.
 TEST(BenchReport, OpenBlasCoreUpgrade) {
   using grain::bench::openblas_core_upgrade;
   EXPECT_EQ(openblas_core_upgrade("Prescott", true, true), "SkylakeX");

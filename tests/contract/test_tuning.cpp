@@ -384,8 +384,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 64, 64), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 8, 8), ContractExec::Cuda), ContractAlgorithm::Block);
-  // Few cells with a long K: still mma when it gets 16 blocks (the H100 tune, session 7: 1.12x
-  // ahead of flat at 134 cells of 27 x 27, 17 blocks; 2-3x at 28-60 blocks), flat below that.
+  // Few cells with a long K: still mma when it gets 16 blocks, flat below that.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(170, 64, 1536), ContractExec::Cuda), ContractAlgorithm::Mma);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(64, 64, 4096), ContractExec::Cuda), ContractAlgorithm::Mma);  // 32 blocks
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(134, 27, 4608), ContractExec::Cuda), ContractAlgorithm::Mma);
@@ -395,8 +394,8 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(910, 4, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(910, 8, 4608), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(8192, 4, 512), ContractExec::Cuda), ContractAlgorithm::Flat);
-  // The H100 tune of session 7 (run 16): the K-split team only up to 60000 outputs; in float,
-  // block from 4096 threads and for 4 x 4 cells below K = 512.
+  // The K-split team only up to 60000 outputs; in float, block from 4096 threads and for 4 x 4
+  // cells below K = 512.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(2157, 8, 1944), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(1365, 8, 1536), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(2730, 4, 1536), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
@@ -410,7 +409,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 125, 8), ContractExec::Cuda), ContractAlgorithm::Block);
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(20000, 64, 8), ContractExec::Cuda), ContractAlgorithm::Mma);
   // On the CPU: block above 8 x 8 outputs per cell; up to 8 x 8, block's cells-as-vectors kernel
-  // where at least 16 cells make a vector (with GCC's vector extensions; session 21), else flat.
+  // where at least 16 cells make a vector (with GCC's vector extensions), else flat.
   EXPECT_EQ(contract_auto_algorithm(field_field_left<double>(40000, 64, 64), ContractExec::OpenMP), ContractAlgorithm::Block);
 #ifdef GRAIN_HOST_SHUFFLE_TRANSPOSE
   EXPECT_EQ(contract_auto_algorithm(field_field_left<float>(40000, 8, 8), ContractExec::OpenMP), ContractAlgorithm::Block);
@@ -421,10 +420,10 @@ TEST(ContractTuning, GpuModelForLayoutLeftFieldField) {
 }
 
 
-// The CPU model for FieldField (no tuning file, session 11): block's per-cell GEMM, except flat's
+// The CPU model for FieldField (no tuning file): block's per-cell GEMM, except flat's
 // rows for cells of at most 8 x 8 outputs with K >= 32 (packing the right operand then costs more
 // than its 8 rows of FMAs), but in double only where block does not prefetch the next cell
-// (rows of more than 2048 bytes; session 15).
+// (rows of more than 2048 bytes).
 TEST(ContractTuning, CpuModelForFieldField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -433,7 +432,7 @@ TEST(ContractTuning, CpuModelForFieldField) {
   for (ContractExec e : {ContractExec::Serial, ContractExec::OpenMP}) {
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(524288, 8, 8), e), ContractAlgorithm::Block);   // Q1 scalar
     EXPECT_EQ(contract_auto_algorithm(field_field_right<double>(87381, 8, 24), e), ContractAlgorithm::Block);  // Q1 vector
-    // Q1 tensor in float: block's dot kernel where this build has it (session 18), else flat.
+    // Q1 tensor in float: block's dot kernel where this build has it, else flat.
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(58254, 8, 72), e),
               grain::impl::host_dot_cells(4, true, 8, 8, 72) ? ContractAlgorithm::Block : ContractAlgorithm::Flat);
     EXPECT_EQ(contract_auto_algorithm(field_field_right<float>(58254, 8, 40), e), ContractAlgorithm::Flat);  // K < 8 W
@@ -447,7 +446,7 @@ TEST(ContractTuning, CpuModelForFieldField) {
   }
 }
 
-// The GPU model for LayoutLeft DataField (no tuning file), from `grain tune` on the H100.
+// The GPU model for LayoutLeft DataField (no tuning file).
 TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -469,7 +468,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
     p.canonicalize();
     return contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Flat);     // Q1 float: packed cells (session 10)
+  EXPECT_EQ(df(2000000, 8, 8, false), ContractAlgorithm::Flat);     // Q1 float: packed cells
   EXPECT_EQ(df(2000001, 8, 8, false), ContractAlgorithm::Block);    // the same, C odd: short rows, many cells
   EXPECT_EQ(df(1048576, 4, 8, false), ContractAlgorithm::Flat);     // 4 fields: half a 1 x 8 block
   EXPECT_EQ(df(1000000, 8, 8, true), ContractAlgorithm::Flat);      // Q1 double
@@ -479,7 +478,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataField) {
   EXPECT_EQ(df(455, 8, 4608, true), ContractAlgorithm::TeamSmallK); // long K, few outputs
   EXPECT_EQ(df(276, 125, 1944, true), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 double
   EXPECT_EQ(df(3640, 64, 576, true), ContractAlgorithm::Flat);        // DataFieldTensor Q3 double
-  // Float: team-small-k's K slices (8 loads in flight, session 17) up to 35000 outputs with
+  // Float: team-small-k's K slices (8 loads in flight) up to 35000 outputs with
   // K >= 512 and up to 70000 with K >= 1536; flat's 8 partial sums beyond.
   EXPECT_EQ(df(552, 125, 1944, false), ContractAlgorithm::TeamSmallK); // DataFieldTensor Q4 float
   EXPECT_EQ(df(690, 125, 1944, false), ContractAlgorithm::Flat);       // 86250 outputs
@@ -504,8 +503,8 @@ grain::impl::ContractProblem<T> data_rows_problem(grain::index_type C, grain::in
   return p;
 }
 
-// The GPU model for LayoutRight Data kernels (no tuning file), from the H100 suite (sessions 4
-// and 6). The problems have no data (null pointers count as aligned), so k_packed() follows K.
+// The GPU model for LayoutRight Data kernels (no tuning file). The problems have no data (null
+// pointers count as aligned), so k_packed() follows K.
 TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -515,7 +514,7 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
     EXPECT_EQ(p.k_packed(), K % static_cast<grain::index_type>(16 / sizeof(zero)) == 0) << "K = " << K;
     return grain::impl::contract_auto_algorithm(p, ContractExec::Cuda);
   };
-  // Rows back to back of at most 4 KiB with K > 16: team-small-k, staged or lanes (session 9).
+  // Rows back to back of at most 4 KiB with K > 16: team-small-k, staged or lanes.
   EXPECT_EQ(df(3640, 64, 576, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldTensor Q3 float
   EXPECT_EQ(df(1657, 125, 648, 0.0f), ContractAlgorithm::TeamSmallK);  // DataFieldVector Q4 float
   EXPECT_EQ(df(32768, 64, 64, 0.0f), ContractAlgorithm::TeamSmallK);   // DataFieldScalar Q3 float
@@ -534,7 +533,7 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EXPECT_EQ(df(5592405, 1, 24, 0.0f, true), ContractAlgorithm::TeamSmallK);  // DataDataVector Q1 float
   EXPECT_EQ(df(1000, 64, 577, 0.0f), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(df(1000, 125, 577, 0.0f), ContractAlgorithm::TeamSmallK);
-  // Float DataField rows of at most 24 elements over 8 fields or more: flat (session 19).
+  // Float DataField rows of at most 24 elements over 8 fields or more: flat.
   EXPECT_EQ(df(699050, 8, 24, 0.0f), ContractAlgorithm::Flat);         // DataFieldVector Q1 float
   EXPECT_EQ(df(466033, 16, 18, 0.0f), ContractAlgorithm::Flat);
   EXPECT_EQ(df(1864135, 4, 18, 0.0f), ContractAlgorithm::TeamSmallK);  // 4 fields
@@ -544,14 +543,14 @@ TEST(ContractTuning, GpuModelForLayoutRightDataKernels) {
   EXPECT_EQ(df(2097152, 1, 8, 0.0f, true), ContractAlgorithm::Flat);   // DataDataScalar Q1 float
   EXPECT_EQ(df(100000, 1, 15, 0.0f, true), ContractAlgorithm::Flat);  // short odd rows
   EXPECT_EQ(df(2097152, 8, 8, 0.0), ContractAlgorithm::Flat);         // DataFieldScalar Q1 double
-  // Rows longer than 4 KiB (DataFieldTensor Q4: 1944 points x components) keep session 6's rules:
-  // packed lanes from K = 128 in double, from K = 64 in float when 3/4 busy.
+  // Rows longer than 4 KiB (DataFieldTensor Q4: 1944 points x components) are not staged: packed
+  // lanes from K = 128 in double, from K = 64 in float when 3/4 busy.
   EXPECT_EQ(df(276, 125, 1944, 0.0), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(df(552, 125, 1944, 0.0f), ContractAlgorithm::TeamSmallK);
 }
 
 // The GPU model for small LayoutRight FieldField cells: team-small-k's staged cells where the
-// cells lie back to back (k_cells, session 9), flat otherwise; cuBLAS from 16 x 16.
+// cells lie back to back (k_cells), flat otherwise; cuBLAS from 16 x 16.
 TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -574,22 +573,22 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
   EXPECT_EQ(contract_auto_algorithm(ff(1000, 8, 8, 0.0f, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
   EXPECT_FALSE(ff(1000, 17, 8, 0.0f).k_cells());                                    // 289 outputs per cell
   EXPECT_FALSE(ff(1000, 8, 1024, 0.0).k_cells());                                   // 128 KiB per cell
-  // The LayoutRight tune (session 9, run 15): cuBLAS for double 12 x 12 cells from K = 64 and
-  // for cells too large to stage from 8 x 8; long rows of 4 x 4 cells: team-small-k's lanes.
+  // cuBLAS for double 12 x 12 cells from K = 64 and for cells too large to stage from 8 x 8;
+  // long rows of 4 x 4 cells: team-small-k's lanes.
   EXPECT_EQ(contract_auto_algorithm(ff(21845, 12, 64, 0.0), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ff(174762, 12, 8, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(43690, 12, 64, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(7281, 8, 576, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ff(7281, 4, 576, 0.0), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(100000, 4, 100, 0.0, 4), ContractExec::Cuda), ContractAlgorithm::Flat);
-  // 27 x 27 float cells over K = 27: team-small-k's cell tiles (session 27); K = 81 and double:
+  // 27 x 27 float cells over K = 27: team-small-k's cell tiles; K = 81 and double:
   // cuBLAS.
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0f), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 81, 0.0f), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ff(10000, 27, 27, 0.0), ContractExec::Cuda), ContractAlgorithm::Blas);
 
   // The tiles' shape on the GPU (cell_tiles_shape): 2 cells a team where one pass of 7 cells covers
-  // K (27 x 27 float cells over K = 27, session 28), 7 where K takes several passes (K = 81, and
+  // K (27 x 27 float cells over K = 27), 7 where K takes several passes (K = 81, and
   // K = 27 in double, whose rows are twice as long) or the units of 2 cells fill no warp.
   auto shape = [&](grain::index_type F, grain::index_type K, auto zero) {
     return grain::impl::cell_tiles_shape(ff(10000, F, K, zero), false);
@@ -606,7 +605,7 @@ TEST(ContractTuning, GpuModelForLayoutRightSmallCells) {
 
 // The GPU model for LayoutRight FieldField Q2-Q4 (no tuning file): cuBLAS, except in float for
 // L, R > 32 with K >= 64 on compute capability 9.0, where mma's warpgroup kernel takes the rows
-// through TMA copies (session 25, H100: 1.07-1.21x cuBLAS at Q3 and Q4).
+// through TMA copies.
 TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -628,7 +627,7 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
     return p;
   };
   using grain::impl::contract_auto_algorithm;
-  // L, R <= 32: team-small-k's cell tiles for K <= 32 (session 27), else cuBLAS.
+  // L, R <= 32: team-small-k's cell tiles for K <= 32, else cuBLAS.
   EXPECT_EQ(contract_auto_algorithm(ffr(184112, 27, 27), ContractExec::Cuda), ContractAlgorithm::TeamSmallK);
   EXPECT_EQ(contract_auto_algorithm(ffr(61370, 27, 81), ContractExec::Cuda), ContractAlgorithm::Blas);
   EXPECT_EQ(contract_auto_algorithm(ffr(200000, 64, 32), ContractExec::Cuda), ContractAlgorithm::Blas);   // K < 64
@@ -653,7 +652,7 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldField) {
 #endif
 }
 
-// The same in double (session 29): mma's rows kernel on compute capability 9.0 and newer for
+// The same in double: mma's rows kernel on compute capability 9.0 and newer for
 // L, R > 32 where the output is under a quarter of the bytes (3 L R < (L + R) K), else cuBLAS.
 TEST(ContractTuning, GpuModelForLayoutRightFieldFieldDouble) {
   EnvGuard guard;
@@ -680,8 +679,8 @@ TEST(ContractTuning, GpuModelForLayoutRightFieldFieldDouble) {
   EXPECT_EQ(pick(30685, 27, 81), ContractAlgorithm::Blas);  // Q2 cells: cuBLAS
 }
 
-// Rows whose cells are not back to back (a gap after each cell) are not staged: session 6's rules
-// for packed lanes and one element per lane.
+// Rows whose cells are not back to back (a gap after each cell) are not staged: the rules for
+// packed lanes and one element per lane.
 TEST(ContractTuning, GpuModelForLayoutRightRowsWithGaps) {
   EnvGuard guard;
   ::setenv("GRAIN_TUNING_FILE", "off", 1);
@@ -769,9 +768,9 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EXPECT_EQ(dd(103563, 648, 0.0), ContractAlgorithm::Flat);         // the same in double
   EXPECT_EQ(dd(69042, 1944, 0.0f), ContractAlgorithm::Flat);        // DataDataTensor Q4 float
   EXPECT_EQ(dd(34521, 1944, 0.0), ContractAlgorithm::TeamSmallK);   // DataDataTensor Q4 double
-  EXPECT_EQ(dd(3640, 4608, 0.0), ContractAlgorithm::TeamSmallK);    // tune: 4.4x ahead of flat
+  EXPECT_EQ(dd(3640, 4608, 0.0), ContractAlgorithm::TeamSmallK);    // long rows over few cells
   EXPECT_EQ(dd(4971026, 27, 0.0f), ContractAlgorithm::Flat);        // short rows
-  // flat's packed cells (session 10): V per thread, only with enough threads, never FieldField.
+  // flat's packed cells: V per thread, only with enough threads, never FieldField.
   auto pack = [](grain::index_type C, grain::index_type R, auto zero) {
     grain::impl::ContractProblem<decltype(zero)> p;
     p.kernel = R == 1 ? ContractKernel::DataDataScalar : ContractKernel::DataFieldScalar;
@@ -786,7 +785,7 @@ TEST(ContractTuning, GpuModelForLayoutLeftDataData) {
   EXPECT_EQ(pack(199996, 1, 0.0).flat_cell_pack(), 0);    // 99998 double threads: too few
   EXPECT_EQ(pack(200000, 1, 0.0).flat_cell_pack(), 2);
   EXPECT_EQ(pack(4000, 100, 0.0f).flat_cell_pack(), 4);   // 100000 threads of 4 cells x a field
-  // DataField with fewer threads of 4 cells: 2-cell packs while there are 50000 of those (session 28).
+  // DataField with fewer threads of 4 cells: 2-cell packs while there are 50000 of those.
   EXPECT_EQ(pack(3996, 100, 0.0f).flat_cell_pack(), 2);   // 99900 of 4
   EXPECT_EQ(pack(3640, 64, 0.0f).flat_cell_pack(), 2);    // DataFieldTensor Q3 float's cells and fields
   EXPECT_EQ(pack(2000, 100, 0.0f).flat_cell_pack(), 2);   // 50000 of 4, 100000 of 2

@@ -12,7 +12,8 @@
 
 namespace grain {
 
-// The algorithms of the study (001_a3272b5b19b71ffb.txt, chapter 3), each written once for the
+// The algorithms of the study (Collins et al. 2015, "Parallelizing Intrepid Tensor Contractions
+// Using Kokkos", chapter 3; the § numbers below are its sections), each written once for the
 // engine out[c,l,r] = sum_k left[c,l,k] * right[c,r,k]. Names follow KokkosBatched's habit of
 // systematic siblings: Team* are team reductions, *Slice stage rows in scratch.
 enum class ContractAlgorithm {
@@ -28,8 +29,8 @@ enum class ContractAlgorithm {
   Tile,           // square tiles of left and right through scratch, any remainder, §3.4
   Block,          // one thread per TM x TN block of a cell's outputs, register accumulators
   Blas,           // cuBLAS strided-batched GEMM (FieldField, CUDA, LayoutRight)
-  Mma             // FP64 tensor cores, cells staged through shared memory (FieldField, CUDA,
-                  // double, LayoutLeft)
+  Mma             // tensor cores: DMMA in double, 3xTF32 in float (FieldField, CUDA, LayoutLeft or
+                  // LayoutRight; src/contract/mma_cuda.cu)
 };
 
 // Where the contraction runs. Auto follows the Views' memory space: host Views run on OpenMP
