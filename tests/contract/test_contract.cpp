@@ -18,6 +18,7 @@
 #include "grain/contract/algorithms/flat.hpp"  // ContractFlatRowKernel, tested directly below
 #include "grain/contract/algorithms/team_reduce.hpp"  // ContractTeamSmallKCellsKernel, tested directly below
 #include "grain/contract/engine.hpp"
+#include "grain/contract/testing.hpp"  // forcing team-small-k's cell tiles
 
 #include "contract_test_util.hpp"
 
@@ -414,24 +415,24 @@ GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTiles) {
   EXPECT_GT(runs, 0);
 }
 
-// The same kernel under shapes its rule does not choose (grain::impl::cell_tiles_override; host
-// teams ignore it): passes of 7 and 9 indices (padded rows), passes of one index (the outputs too
-// many for a buffer, so gathered apart), one buffer with several groups a team (a budget two
-// buffers do not fit: session 26's kernel, run 12, reused the first group's rows there), one and
+// The same kernel under shapes its rule does not choose (grain::impl::testing::cell_tiles_override;
+// host teams ignore it): passes of 7 and 9 indices (padded rows), passes of one index (the outputs
+// too many for a buffer, so gathered apart), one buffer with several groups a team (a budget two
+// buffers do not fit: each group must stage its own rows, not reuse the first group's), one and
 // 8 cells a group, 2 cells with the rule's budget. FieldFieldTensor Q2-like cells in float
 // (K = 243) and FieldFieldScalar (K = 27), 13 cells so the last team's groups run short.
 GRAIN_BACKEND_TEST(Contract, FieldFieldStagedCellTilesForcedShapes) {
   int runs = 0;
   std::uint64_t seed = 15000;
-  const grain::impl::CellTilesOverride shapes[] = {{0, 7, 0, 0},   {0, 9, 1, 0},      {0, 1, 2, 0},
+  const grain::impl::testing::CellTilesOverride shapes[] = {{0, 7, 0, 0},   {0, 9, 1, 0},      {0, 1, 2, 0},
                                                    {2, 27, 3, 14000}, {1, 0, 1, 0}, {8, 0, 0, 0}, {2, 0, 3, 20000}};
   for (const auto& shape : shapes) {
-    grain::impl::cell_tiles_override() = shape;
+    grain::impl::testing::cell_tiles_override() = shape;
     sweep<TypeParam, 2, 3, float, grain::LayoutRight>({13, 27, 27, 27, 3, 3}, false, seed += 10, runs);
     sweep<TypeParam, 2, 1, float, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
     sweep<TypeParam, 2, 1, double, grain::LayoutRight>({13, 27, 27, 27, 1, 1}, false, seed += 10, runs);
   }
-  grain::impl::cell_tiles_override() = {};
+  grain::impl::testing::cell_tiles_override() = {};
   EXPECT_GT(runs, 0);
 }
 

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grain/contract/testing.hpp"  // cell_tiles_override (tests only)
 #include "grain/core/config.hpp"
 #include "grain/core/error.hpp"
 #include "grain/core/policy.hpp"
@@ -67,9 +68,8 @@ namespace impl {
 inline constexpr index_type kStageRowsMaxRow = 4096;
 inline constexpr std::size_t kStageRowsScratch = 32768;
 inline constexpr int kStageRowsThreads = 128;
-// Staged rows take up to 48 KiB a team (twice the rows where 32 KiB bound them): H100, session 17,
-// run 10, LayoutRight DataFieldTensor Q2 float / double 0.223 -> 0.212 / 0.225 -> 0.211 ms,
-// DataFieldScalar Q3 2-3% faster, the other Data cases within 1%.
+// Staged rows take up to 48 KiB a team: twice the rows that 32 KiB hold, which is faster on
+// LayoutRight DataFieldTensor Q2 and DataFieldScalar Q3 (measured).
 inline constexpr std::size_t kStageRowsTeamScratch = 49152;
 
 // team-small-k's vector lanes per output for `steps` loop steps along K: the power of two that
@@ -128,8 +128,8 @@ struct ContractProblem {
   // Cells are the unit-stride index of both inputs (LayoutLeft): threads should take consecutive c.
   GRAIN_INLINE_FUNCTION bool cells_fastest() const { return cells_unit() && C > 1; }
   // Contracted index contiguous in both operands. A single element (K <= 1, whose strides
-  // canonicalize() zeroes) counts as contiguous: found on the H200, where blas refused
-  // C = L = R = P = 1 LayoutRight calls.
+  // canonicalize() zeroes) counts as contiguous, so that blas takes C = L = R = P = 1 LayoutRight
+  // calls.
   GRAIN_INLINE_FUNCTION bool k_unit() const { return a_k_unit() && b_k_unit(); }
   // The same for one operand (the CPU block reads unit-stride left rows in place and packs its
   // right rows with whole-vector transposes).
@@ -150,17 +150,10 @@ struct ContractProblem {
   }
   // GPU `flat` on the Data kernels in LayoutLeft: how many neighbouring cells a thread reads per
   // load (16 / sizeof(T), or 2 in float where C is only even), 0 where the cells are not packed
-  // or the packed threads would be too few. H100, session 10 (docs/performance.md, run 7): with
-  // at least 50000 float / 100000 double threads it took the float DataField cases from
-  // 0.83-0.90 of the copy floor to 0.91-1.00 and DataDataVector Q4 / DataDataTensor Q3 float to
-  // 0.97 / 0.99; with 17000-58000 threads it lost up to 2x (DataFieldTensor Q4, 552 cells).
-  // Float DataField with fewer than 100000 threads of 4 cells takes 2-cell packs instead (twice
-  // the threads). H100, session 28 (docs/performance.md, runs 4-5): DataFieldTensor Q3 float
-  // (3640 cells x 64 fields, 58240 threads of 4) 0.85 -> 0.94 of the copy floor; on every other
-  // case of 4-cell packs 2-cell packs were level or lost up to 7%, DataDataTensor Q3 float with as
-  // few threads (58254) among them, and DataFieldTensor Q2 float (138078) most. Where 25000-50000 threads of 4 make at least
-  // 50000 of 2, such a grid now gets 2-cell packs (and Auto `flat`, select.hpp), as the same grid
-  // with C = 2 mod 4 already did; no suite case falls there.
+  // or the packed threads would be too few: packs pay from 50000 float / 100000 double threads,
+  // and fewer threads leave the GPU short of loads in flight (measured).
+  // Float DataField with fewer than 100000 threads of 4 cells takes 2-cell packs where those make
+  // at least 50000 threads: twice the threads, faster on DataFieldTensor Q3 float.
   int flat_cell_pack() const {
     if (contract_kernel_family(kernel) == 2) return 0;
     constexpr index_type W = 16 / sizeof(T);
@@ -173,12 +166,9 @@ struct ContractProblem {
   }
   // GPU `flat` on the float Data kernels in LayoutLeft whose cells are unit-stride but not packed
   // (C odd, or a stride; both arrays 16-byte aligned): whether a thread takes 4 neighbouring cells
-  // read through shifted 16-byte packs (ContractFlatCellShiftKernel). Only with short K over many
-  // threads. H100, session 18 (docs/performance.md): DataDataVector Q1 float (C = 5592405, K = 24)
-  // 0.945 -> 0.979 of the copy floor, DataDataTensor Q1 (1864135, K = 72) 0.93 -> 0.95; with long K
-  // it lost 1.4-2.2x (DataFieldScalar Q4, 155000 threads, K = 216: 0.87 -> 0.61; DataFieldVector
-  // Q4, 52000, K = 648: 0.80 -> 0.36), and where C is even it lost to the 2-cell packs on
-  // DataField and long-K DataData.
+  // read through shifted 16-byte packs (ContractFlatCellShiftKernel). Only with K <= 72 over 2^18
+  // threads or more: it pays on the Q1 Data cases, and with long K the shifted reads cost more
+  // than they save; even C takes the 2-cell packs (flat_cell_pack).
   bool flat_cell_shift() const {
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     return sizeof(T) == 4 && contract_kernel_family(kernel) != 2 && a_c == 1 && b_c == 1 && !cells_packed(2) &&
@@ -223,9 +213,7 @@ struct ContractProblem {
   // Whether team-small-k stages rows (k_rows) rather than run lanes over them: always where the
   // rows are not 16-byte packable; where they are, unless the packed lanes are mostly busy
   // (packs / (lanes x rounds) >= 3/4) on rows long enough for lanes to win: DataData from K = 64,
-  // DataField from K = 512. H100, session 9 (docs/variants-s9/run6): staged rows 0.87-0.94 of
-  // the floor at K = 24-72 and DataField K = 64-192 (lanes 0.38-0.87); lanes ahead on DataData
-  // K = 64-576 (0.92-1.02 against 0.88-1.02) and DataField K = 576 in float (0.94 against 0.90).
+  // DataField from K = 512. Shorter rows, or idle lanes, copy faster staged (measured).
   bool stage_rows() const {
     if (!k_rows()) return false;
     if (!k_packed()) return true;
@@ -376,26 +364,12 @@ struct CellTilesShape {
   bool two = false, alias = false;
   std::size_t bytes = 0;
 };
-// Forced shapes for experiments and tests: zero fields keep the rule. Read once from
-// GRAIN_CELL_TILES ("cells,kc,groups,budget") at the first GPU launch; tests assign it directly.
-struct CellTilesOverride {
-  int cells = 0, kc = 0, groups = 0, budget = 0;
-};
-inline CellTilesOverride& cell_tiles_override() {
-  static CellTilesOverride o = [] {
-    CellTilesOverride r;
-    if (const char* env = std::getenv("GRAIN_CELL_TILES"))
-      std::sscanf(env, "%d,%d,%d,%d", &r.cells, &r.kc, &r.groups, &r.budget);
-    return r;
-  }();
-  return o;
-}
 
 // The rule on the GPU: the cell count up to 8 whose units fill whole warps best (27-unit cells:
 // 7, 189 of 192 threads), or 2 where one pass at that count covers K (below); the longest pass
 // (kc) whose two buffers fit kCellTilesScratch, the passes then evened out over K; groups a team
-// so that a team runs about 4 passes. A host team is one thread: one cell a group, one pass of
-// all of K, one buffer, outputs apart.
+// so that a team runs about 4 passes (tests force other values: testing::cell_tiles_override).
+// A host team is one thread: one cell a group, one pass of all of K, one buffer, outputs apart.
 template <class T>
 CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
   const index_type L = p.L, R = p.R, K = p.K;
@@ -412,7 +386,7 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
     s.bytes = bytes(1, s.ks, 1, false);
     return s;
   }
-  const CellTilesOverride& o = cell_tiles_override();
+  const testing::CellTilesOverride& o = testing::cell_tiles_override();
   const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : kCellTilesScratch;
   // Outputs in the pass's buffer where they fit it (every thread holds at most one unit).
   auto alias_ok = [&](index_type c, index_type ks) {
@@ -428,11 +402,8 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
     if (fill >= best) best = fill, s.cells = static_cast<int>(c);
   }
   // Where one pass covers all of K at that cell count, teams of 2 cells instead (at least a warp
-  // of units): their smaller scratch lets 8 teams share an SM instead of 2 (16 warps against 12).
-  // Session 28, H100, LayoutRight FieldFieldScalar Q2 float (K = 27), three alternating rounds:
-  // 0.683-0.693 ms against 0.715-0.721 with 7 cells. Where K takes several passes (FieldFieldVector
-  // and FieldFieldTensor Q2) the 7-cell teams stay: 2-cell teams were 10-30% slower there, with
-  // passes of 27 indices as well as with all of K in one pass.
+  // of units): their smaller scratch lets 8 teams share an SM instead of 2 (16 warps against 12),
+  // faster on FieldFieldScalar Q2 float; where K takes several passes 2-cell teams are slower.
   if (2 * per >= 32 && 2 * per <= 256 && fits(s.cells, K, 2)) s.cells = 2;
   if (o.cells > 0) s.cells = o.cells;
   const index_type c = s.cells, units = c * per;
@@ -465,8 +436,8 @@ CellTilesShape cell_tiles_shape(const ContractProblem<T>& p, bool host) {
 // the rotation coefficients (rot_l, rot_q) with the fewest shared-memory wavefronts, simulated for
 // the first warp's 16-byte loads in a team of `threads` (units (c, l, quad), quads fastest; a
 // quarter-warp's loads of one wavefront each where no two distinct packs share a bank group).
-// The search runs on the host at every launch, so the last answer is kept per host thread (one
-// search for FieldFieldTensor Q1 double took about 0.25 ms, as long as the kernel).
+// The search runs on the host at every launch, so the last answer is kept per host thread (a
+// search takes about as long as a FieldFieldTensor Q1 double kernel).
 template <class T>
 void stage_cells_quad_rotation(index_type K, index_type L, index_type R, int threads, int& rot_l, int& rot_q) {
   thread_local index_type last[4] = {-1, -1, -1, -1};
@@ -544,7 +515,7 @@ GRAIN_FORCEINLINE_FUNCTION void dot_strided_rows(const T* x, index_type sx, cons
 // so the compiler vectorizes it without reassociating (packed FMAs on the CPU); the strided
 // branch is the LayoutLeft case: A partial sums, each step's 2 A loads issued before its
 // multiply-adds, so a GPU thread keeps 2 A loads in flight (A = 8 for flat's float threads when
-// there are fewer of them than the GPU holds; docs/performance.md, session 7).
+// there are fewer of them than the GPU holds).
 template <int A = 2, class T>
 GRAIN_FORCEINLINE_FUNCTION T dot_strided(const T* x, index_type sx, const T* y, index_type sy,
                                          index_type n) {
