@@ -5,7 +5,7 @@
 // same boxes turned round (TmaStager<R, A, true>; wgmma_k_rows).
 //
 // Why: mma_cuda.cu's float kernels issue mma.sync per warp, and each warp splits its own fragments
-// into TF32 big + small parts every step, which leaves them latency-bound (docs/performance.md).
+// into TF32 big + small parts every step, which leaves them latency-bound.
 // Here each element is split once, as it goes to shared memory, and the products are issued
 // asynchronously by a warpgroup from shared memory:
 //   * a block takes G = 8 consecutive cells and a 64 x 64 tile of their outputs: 4 warpgroups of 4
@@ -32,8 +32,11 @@
 // touches 16 lines (one 32-byte run each), about 900 of the stage's 2200 L1 wavefronts; the TMA
 // takes those off the pipe, and the L2 bounds the TMA path instead, its requests being the boxes'
 // 32-byte runs. C not a multiple of 4 cannot use it: its rows are not 16-byte aligned, which
-// tensor maps need of their strides and of a box's first element. The alternatives measured
-// slower are listed in docs/performance.md.
+// tensor maps need of their strides and of a box's first element. Slower, measured: the left
+// operand in registers (wgmma RS), raw cp.async rings (the L1 left beside 200+ KB of shared
+// memory is too small for 4- and 8-byte copies), 3 buffers of split operands, 4 cells a block,
+// loads that skip L1, software prefetch of later stages, for odd C aligned 16-byte loads and a
+// pick or TMA boxes per index class, and TMA multicast to the blocks of a cell group's tiles.
 #include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
 #include <cudaTypedefs.h>
 
@@ -442,7 +445,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The output's fields unit-stride (LayoutRight): each (cell, row) of the tile is a run of up to
   // kT fields, stored as 16-byte packs from its first 16-byte boundary on, 16 threads a run, one
   // pack each; threads 0-2 also store the 0-3 fields before the first pack and threads 13-15 the
-  // 0-3 after the last, one at a time: faster than one field a thread (docs/performance.md).
+  // 0-3 after the last, one at a time: faster than one field a thread.
   if (out_vec == kOutFields) {
     constexpr int slots = kT / 4;
     for (int e = tid; e < kG * kT * slots; e += kThreads) {
@@ -577,7 +580,7 @@ bool row_maps(const ContractProblem<float>& p, WgMaps* maps) {
 
 // TMA stages in flight: 3 (every raw buffer) where a block runs at most 32 stages, else 2. A short
 // tile is the prologue's latency, and the third stage's copy starts with the first two; on longer
-// tiles 3 in flight is level or slower (docs/performance.md).
+// tiles 3 in flight is level or slower (measured).
 int wgmma_lead(const ContractProblem<float>& p, int splits) {
   const index_type stages = ((p.K + kKC - 1) / kKC + splits - 1) / splits;
   return stages <= 32 ? 3 : 2;
