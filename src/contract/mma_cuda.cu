@@ -1,24 +1,23 @@
-// Algorithm::Mma — FieldField on the GPU's tensor cores, for cells-fastest operands (LayoutLeft
-// left, right and out). CUDA builds only. LayoutRight operands (rows unit-stride along K): on
-// 9.0 and newer the rows kernel (below: a cell's 64 x 64 tile over copies along K) in double for
-// L, R > 32 and in float for the cells rows_default names, float's warpgroup kernel through its
-// TMA row copies where they apply (wgmma_k_rows), otherwise the copied kernel over their strides
-// (correct, not fast: its runs are single elements there; Auto takes blas).
-//   double: the FP64 tensor cores (DMMA: mma.sync m16n8k4 on compute capability 9.0, which runs at
-//           twice the rate of the m8n8k4 that 8.x has: 66 against 33 TFLOP/s on an H100), exact
-//           double arithmetic;
+// Algorithm::Mma: FieldField on the GPU's tensor cores (CUDA builds only), for cells-fastest
+// operands (LayoutLeft left, right and out) and for operands whose rows are unit-stride along K
+// (LayoutRight). LayoutRight runs, on 9.0 and newer, the rows kernel (below: a cell's 64 x 64
+// tile over copies along K) in double for L, R > 32 and in float for the cells rows_default names;
+// float's warpgroup kernel through its TMA row copies where they apply (wgmma_k_rows); otherwise
+// the copied kernel over their strides (correct, not fast: its runs are single elements there;
+// Auto takes blas).
+//   double: the FP64 tensor cores (DMMA: mma.sync m16n8k4 on compute capability 9.0, twice the
+//           rate of the m8n8k4 that 8.x has), exact double arithmetic;
 //   float:  TF32 tensor cores in the 3xTF32 split (mma.sync m16n8k8): each operand x is split
 //           into big = tf32(x) and small = x - big (its low bits unused by the MMA: split_tf32),
-//           and big*big + big*small + small*big is
-//           accumulated in fp32. The dropped small*small term and the rounding of small leave a
-//           relative error of about 2^-21 per product, a few fp32 ulps, where one plain TF32
-//           product would lose 2^-11 (measured against serial in tests/contract).
+//           and big*big + big*small + small*big is accumulated in fp32. The dropped small*small
+//           term and the rounding of small leave a relative error of about 2^-21 per product, a
+//           few fp32 ulps, where one plain TF32 product loses 2^-11 (tests/contract checks it).
 //
 // Why a kernel of its own: in LayoutLeft the unit-stride index is the cell, so no GEMM library
 // can read a cell's matrices, and the portable `block` kernel runs the cell's GEMM on the FMA
-// pipes at a quarter of their peak (docs/performance.md, session 2: 216 registers, 12.5%
-// occupancy, latency-bound). Here a block takes G consecutive cells and a (32 WL) x (32 WR) tile
-// of their outputs, one warp per 32 x 32 part (the default: 8 cells, one warp each):
+// pipes, latency-bound at a quarter of their peak. Here a block of the
+// copied kernel takes G consecutive cells and a (32 WL) x (32 WR) tile of their outputs, one warp
+// per 32 x 32 part (8 cells, one warp each):
 //   * staging: every thread copies elements global -> shared with cp.async, mapped so that G
 //     neighbouring threads read G neighbouring cells (64 contiguous bytes in double, 32 in
 //     float, for G = 8), in a pipeline of 4 (double) or 2 (float) stages of KC contracted indices
@@ -31,8 +30,6 @@
 // free of bank conflicts (the pads are searched at compile time, and checked by static_assert).
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
 #include "grain/contract/engine.hpp"
@@ -240,7 +237,7 @@ struct MmaAccumulators {
 
 // A warp's 32 x 32 tile of one cell, in double: 4 x 4 result tiles of 8 x 8. Wide = true issues
 // them as 2 x 4 products of 16 x 8 (m16n8k4, Hopper), which the FP64 tensor cores run at twice the
-// rate of m8n8k4 (measured: docs/performance.md, session 6); the fragments are the same.
+// rate of m8n8k4; the fragments are the same.
 template <bool Wide>
 struct DmmaTile : MmaAccumulators<double, 4, 4, 2> {
   // fa, fb: this lane's fragment element (row lane/4, index lane%4) of the stage's left and right
@@ -329,9 +326,10 @@ struct Tf32x3Tile : MmaAccumulators<float, 2, 4, 4> {
   }
 };
 
-// One mma configuration: the block shape, the pipeline and, in double, the DMMA shape.
+// A configuration of the copied kernel: the block shape, the pipeline, in double the DMMA shape,
+// and the copies' L2 prefetch size.
 template <class T, class B, int KC, int NS, bool Wide, int PF>
-struct MmaConfig {
+struct CopiedConfig {
   using Block = B;
   using Shape = MmaShape<T, B, KC, NS>;
   using Tile = std::conditional_t<std::is_same_v<T, double>, DmmaTile<Wide>, Tf32x3Tile>;
@@ -354,8 +352,8 @@ __global__ void __launch_bounds__(Cfg::Block::threads, Cfg::Block::threads >= 51
 
   // Staging role: cell s_cell, contracted index s_k of the chunk, rows s_row + row_step j.
   // What does not change along K is computed once: the first row of each operand, the distance
-  // between this thread's rows and how many of them exist (none for a cell past C). Computing the
-  // addresses and bounds per copy kept the integer pipe half busy (Nsight Compute, session 4).
+  // between this thread's rows and how many of them exist (none for a cell past C), so the integer
+  // pipe is not busy with addresses and bounds per copy.
   const int s_cell = tid % G, s_k = (tid / G) % KC, s_row = tid / (G * KC);
   const index_type c = c0 + s_cell;
   const bool c_ok = c < p.C;
@@ -464,21 +462,12 @@ int out_cells_vector(const ContractProblem<T>& p) {
   return 1;
 }
 
-// The copied kernel's blocks go in thread-block clusters of 2 on compute capability 9.0 and newer
-// (GRAIN_MMA_CLUSTER=N sets N, 1 turns them off): the two blocks of a cluster run in one GPC, and
-// consecutive blocks are tiles of one cell group, which stage the same rows, or neighbouring cell
-// groups, whose runs share 128-byte lines. H100, session 12 (docs/performance.md, run 6): 1-6%
-// faster on the six copied Q4 / odd-C cases that moved (FieldFieldScalar Q4 float 1.80 -> 1.70 ms,
-// FieldFieldVector Q4 double 0.86 -> 0.83), the others within 1%; clusters of 4-16 were slower,
-// and the persistent packed kernel, whose whole grid must be resident, lost up to 1.8x at 4.
-int mma_cluster(int major) {
-  static const int n = [] {
-    const char* env = std::getenv("GRAIN_MMA_CLUSTER");
-    const int v = env && *env ? std::atoi(env) : 2;
-    return v >= 1 && v <= 16 ? v : 2;
-  }();
-  return major >= 9 ? n : 1;
-}
+// The copied kernel's blocks go in thread-block clusters of 2 on compute capability 9.0 and newer:
+// the two blocks of a cluster run in one GPC, and consecutive blocks are tiles of one cell group,
+// which stage the same rows, or neighbouring cell groups, whose runs share 128-byte lines. Larger
+// clusters are slower, and the persistent packed kernel, whose whole grid must be resident, takes
+// none (measured).
+constexpr int mma_cluster(int major) { return major >= 9 ? 2 : 1; }
 template <class Kernel, class... Args>
 void launch_clustered(Kernel kernel, index_type blocks, int threads, int smem, int cluster, Args... args) {
   cudaLaunchConfig_t cfg{};
@@ -526,12 +515,11 @@ void launch_mma(const ContractProblem<T>& p, int cluster) {
 // multiples of V), a block takes G = 16 cells (128-byte runs in double, 64 in float) and stages
 // them with 16-byte cp.async copies, V cells each, without transposing: a stage is
 // [row][k][pack] with packs of V cells. Each warp owns one pack of V cells and a 32 x 16 part of
-// their tiles, so one 16-byte fragment load gives it the element of all V cells (docs/
-// performance.md, session 8: with 4- and 8-byte copies the loads alone took 1.16-2.30x cuBLAS's
-// whole time; 16-byte copies of 16 cells made them 1.4-2.2x cheaper in float, 1.0-1.3x in double). Bank conflicts are avoided
-// by permuting the packs of a (row, k) by an XOR with (row & 1) and k's low bits (pack_swizzle):
-// the 8 lanes of a quarter-warp read 8 distinct 16-byte bank groups, and the copies, 8 lanes
-// to one contiguous run, stay conflict-free.
+// their tiles, so one 16-byte fragment load gives it the element of all V cells: 16-byte copies of
+// 16 cells make the loads cheaper than 4- and 8-byte ones (measured). Bank conflicts
+// are avoided by permuting the packs of a (row, k) by an XOR with (row & 1) and k's low bits
+// (pack_swizzle): the 8 lanes of a quarter-warp read 8 distinct 16-byte bank groups, and the
+// copies, 8 lanes to one contiguous run, stay conflict-free.
 //
 // Persistent: a block per SM takes item after item (item = a cell group x an output tile),
 // staging the next item's first chunks while it multiplies, writes and stores the current one, so
@@ -903,13 +891,12 @@ bool mma_cells_packed(const ContractProblem<T>& p) {
 //     split), with the staging cursor NS - 1 stages ahead across items, so the loads do not stop
 //     at a tile's end;
 //   * results: eight rows of a warp's part at a time through its own scratch, then each row
-//     leaves as one warp store of 32 neighbouring fields (with the fragments' own stores, 8-byte
-//     pieces of 8 rows, FieldFieldScalar Q4 double took 0.71 ms instead of 0.55);
+//     leaves as one warp store of 32 neighbouring fields (faster than the fragments' own 8-byte
+//     stores, pieces of 8 rows);
 //   * copies ask the L2 for the 256-byte block around them (the next stage's part of each row).
-// H100, session 29 (docs/performance.md, runs 1-4, double): 64 x 64 tiles of 4 warps (2 blocks an
-// SM) were 3-5% faster at Q4 than 128 x 128 tiles of 16 warps (the registers allow one such block
-// an SM); 2, 3 and 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the 128-byte L2 fetch
-// were level or slower.
+// Tiles of 64 x 64 (4 warps, 2 blocks an SM): 128 x 128 tiles allow one block an SM and are
+// slower; 2, 3 or 5 stages, 8 or 32 indices a stage, 128 x 64 tiles and the 128-byte L2 fetch are
+// level or slower (measured).
 template <class T, int WL_, int WR_, int KC_, int NS_, int VEC_>
 struct RowsConfig {
   using Elem = T;
@@ -1079,8 +1066,7 @@ bool rows_vec(const ContractProblem<T>& p) {
 // block slots (one round either way, and halves take half as long) with at least 32 stages a
 // tile; 1 where the output is accumulated into or not dense (the halves add into a zeroed
 // output, exact whichever adds first, as wgmma_splits). Where the items fill more than one round
-// the split lost: H100, session 29, run 4, FieldFieldTensor Q4 (1104 tiles, 264 slots, 5 rounds
-// against 9 halves) 0.47 ms whole, 0.52 split.
+// the split is slower: more rounds of halves than of whole items.
 template <class T>
 int rows_splits(const ContractProblem<T>& p, index_type items, index_type slots, int kc) {
   if (p.sum_into || !p.out_dense()) return 1;
@@ -1121,14 +1107,10 @@ bool mma_rows(const ContractProblem<T>& p) {
   return !p.cells_unit() && p.k_unit() && p.K > 1;
 }
 
-// Where mma runs the rows kernel (64 x 64 tiles) unless a configuration is forced: compute
-// capability 9.0 and newer, rows unit-stride along K, L, R > 32; in float only where one tile
-// covers a cell and the output is under a quarter of the bytes (3 L R < (L + R) K). H100, session
-// 29, run 9, two rounds (ms, against the warpgroup kernel): FieldFieldVector Q3 float 0.453-0.465 /
-// 0.504-0.507, FieldFieldTensor Q3 float 0.420-0.432 / 0.470-0.473; FieldFieldScalar Q3 float
-// (the output a third of the bytes) 0.686-0.706 / 0.582-0.586 and the Q4 float cases (125 x 125:
-// 3xTF32 on mma.sync, three MMAs a product, where the warpgroup MMAs run from shared memory)
-// 1.04-1.25x slower.
+// Where mma runs the rows kernel: compute capability 9.0 and newer, rows unit-stride along K,
+// L, R > 32 (27 x 27 cells fit the copied kernel's 32 x 32 tiles better); in float only cells of
+// one 64 x 64 tile whose output is under a quarter of the bytes (3 L R < (L + R) K), elsewhere
+// the warpgroup kernel is faster (measured).
 template <class T>
 bool rows_default(const ContractProblem<T>& p, int major) {
   if (major < 9 || !mma_rows(p) || p.L <= 32 || p.R <= 32) return false;
@@ -1136,141 +1118,100 @@ bool rows_default(const ContractProblem<T>& p, int major) {
   return true;
 }
 
-// 128 bytes of each row a stage (16 contracted indices in double, 32 in float), 4 stages; tiles of
-// 64 x 64 (4 warps, tiles = 2), 128 x 128 (16 warps, tiles = 4: shape 12, for experiments) or
-// 32 x 32 (one warp, tiles = 1: shape 14, for experiments; 8 / 16 indices a stage).
+// The rows kernel: 64 x 64 tiles of 4 warps, 128 bytes of each row a stage (16 contracted indices
+// in double, 32 in float), 4 stages; 16-byte copies where rows_vec holds.
 template <class T>
-void run_mma_rows(const ContractProblem<T>& p, int tiles) {
+void run_mma_rows(const ContractProblem<T>& p) {
   constexpr int V = 16 / sizeof(T), KC = 128 / sizeof(T);
-  const bool vec = rows_vec(p);
-  if (tiles == 4)
-    return vec ? launch_mma_rows<RowsConfig<T, 4, 4, KC, 4, V>>(p) : launch_mma_rows<RowsConfig<T, 4, 4, KC, 4, 1>>(p);
-  if (tiles == 1)
-    return vec ? launch_mma_rows<RowsConfig<T, 1, 1, KC / 2, 4, V>>(p)
-               : launch_mma_rows<RowsConfig<T, 1, 1, KC / 2, 4, 1>>(p);
-  vec ? launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, V>>(p) : launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, 1>>(p);
+  rows_vec(p) ? launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, V>>(p) : launch_mma_rows<RowsConfig<T, 2, 2, KC, 4, 1>>(p);
 }
 
-// The configurations, by index (GRAIN_MMA_SHAPE selects one): cells x per-cell tile, threads.
-//   0: 8 x 32 x 32, 256 threads, m8n8k4 DMMA (every device; the only one before 9.0)
-//   1: the same with m16n8k4 DMMA, each copy asking the L2 for its 128-byte block (9.0 and
-//      newer; the default there)
-//   2: 4 x 64 x 64, 512 threads (each staged row read half as often as with 32 x 32 tiles)
-//   3: 16 x 32 x 32, 512 threads (128-byte runs in double)
-//   4: 1 without the L2 prefetch (session 6's default)
-//   5: packed operands (PackedConfig: 16 cells, 16-byte copies, V cells per fragment load), one MMA
-//      step per stage, 4 stages in double and 2 in float;
-//   6: packed, two MMA steps per stage, 2 stages;
-//   7: packed and persistent (a block per SM, item after item), 2 stages of two MMA steps in float
-//      (the default in float on 9.0 wherever mma_cells_packed holds), of one in double.
-//   5-7 run 1 where mma_cells_packed does not hold.
-//   8: float on the warpgroup MMAs (wgmma_cuda.cu: 8 cells x 64 x 64, 512 threads, each element
-//      split once), loads through registers; 9: the same with the stages copied by the TMA where
-//      the cells are packed by 4 and K is one level (else as 8); 10: 9 with each tile's stages
-//      always shared between 2 blocks where the output allows it (8 and 9 do so where it shortens
-//      the grid's last round); 11: 9 with 2 TMA stages in flight whatever K (9 keeps 3 in flight
-//      where a block runs at most 32 stages). Compute capability 9.0 only (sm_90a); double, and
-//      other devices, run 1 (0 before 9.0).
-//  12: rows unit-stride along K (LayoutRight, mma_rows): one cell's 128 x 128 tile, 512
-//      threads, persistent (contract_mma_rows_kernel); 13: the same with 64 x 64 tiles, 128
-//      threads (the default for LayoutRight double with L, R > 32 on 9.0); 14: the same with one
-//      warp's 32 x 32 tile. In float the same kernel runs the 3xTF32 tile (13: the default for
-//      LayoutRight float cells of 33-64 x 33-64 fields where 3 L R < (L + R) K, rows_default).
-//      9.0 and newer; elsewhere, and for operands it does not take, 1.
-// double: 4 contracted indices per stage, 4 stages, measured on the H100 (sessions 3 and 4)
-// against 8 x 2, 4 x 3, 4 x 6, 8 x 3 and 8 x 4: 4 x 3 within 3%, the others 3-35% slower.
-// float: one m16n8k8 step (8 indices, the same 32 bytes per cell as double's 4) per stage, 2
-// stages: 2-9% ahead of 4 (3 even with 4); 16 indices per stage lost 20-35% (session 4). Shapes
-// 2 and 3, persistent blocks, result passes and 6 stages were measured and lost
-// (docs/performance.md, session 6); 2 and 3 stay for experiments. The .L2::128B prefetch made 16
-// of the 18 FieldField Q2-Q4 cases 2-12% faster on the H100 (the other two within 1%); .L2::64B,
-// the L2's default fetch, changed nothing (session 7). Packed float (6) was 2-13% ahead of 1 on
-// the five suite cases it applies to (FieldFieldScalar Q2 / Q3, FieldFieldTensor Q2-Q4; H100,
-// session 8), and persistent (7) a further 0-15% where K is short (FieldFieldScalar Q2 float
-// 0.817 -> 0.697 ms), within 1% at FieldFieldTensor Q4. Packed double won on two of six suite
-// cases (FieldFieldScalar Q3 by 7%) and lost up to 21% on the Q4 ones; persistent double (2 stages,
-// its results need 148 KB of their own) lost 10-54%; so double kept 1. With the results in 4
-// passes (37 KB) the persistent kernel holds 4 stages (15): H100, session 31, run 1, two rounds,
-// FieldFieldScalar Q3 double (C = 16384) 0.695-0.703 ms (1) / 0.656-0.661 (5) -> 0.631-0.632,
-// FieldFieldTensor Q3 double (1820) 0.511-0.518 / 0.527-0.535 -> 0.478-0.485; slower at Q2 (27 x
-// 27, one tile a cell: FieldFieldScalar 0.607-0.615 -> 0.680-0.686) and Q4 (125 x 125, 16 tiles a
-// cell: FieldFieldTensor 0.931-0.948 -> 1.088-1.104, FieldFieldVector 0.808-0.824 -> 0.862-0.879);
-// 5 stages and two MMA steps a stage slower than 15 everywhere in double.
-//  15: packed and persistent (as 7) with the results leaving in 4 passes of 8 rows through a
-//      buffer a quarter the size, so 4 stages fit: the default for packed double cells of 33-64 x
-//      33-64 fields on 9.0 and newer. (Session 31's 5 stages, and 8 indices a stage, were slower
-//      and removed: 9db0342 has them as 16 and 17.)
-constexpr int kMmaShapes = 16;
-template <class T, bool Wide, int G, int WL, int WR, int PF = 0>
-using Cfg = MmaConfig<T, MmaBlock<G, WL, WR>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
-
-// Packed (16 cells, a 32 x 32 tile per cell, 256 threads in float, 512 in double): one MMA step
-// per stage, 4 stages in double and 2 in float (5); two steps per stage, 2 stages (6).
+// The configurations (testing.hpp's MmaConfig names them), cells x per-cell tile, threads:
+//   CopiedSm80: 8 x 32 x 32, 256 threads, m8n8k4 DMMA, plain copies; the rule below 9.0.
+//   Copied: the same with m16n8k4 DMMA (twice the FP64 rate on 9.0) and copies that ask the L2
+//     for their 128-byte block; the rule on 9.0 and newer where nothing below applies.
+//   Packed: packed operands (PackedConfig: 16 cells, 16-byte copies), one MMA step a stage, 4
+//     stages; double cells of one 32 x 32 tile (L, R <= 32) with K >= 128.
+//   PackedPersistent: packed, a block per SM taking item after item; float: 2 stages of two MMA
+//     steps, for packed float cells (9.0 and newer, unless Wgmma); double: 4 stages of one, the
+//     results leaving in 4 passes of 8 rows so the stages fit, for cells of 2 x 2 tiles
+//     (32 < L, R <= 64).
+//   Rows: rows unit-stride along K (LayoutRight), 64 x 64 tiles (rows_default).
+//   Wgmma: float on the warpgroup MMAs (wgmma_cuda.cu; compute capability 9.0 only), L, R > 32
+//     with packed cells, K >= 128 or its TMA row copies (wgmma_k_rows). WgmmaLoads, WgmmaSplit
+//     and WgmmaLead2 force choices it makes per problem (tests).
+// Packed and PackedPersistent run Copied where mma_cells_packed does not hold, and Packed does in
+// float. Pipelines: double 4 indices a stage in 4 stages, float 8 in 2, the fastest measured;
+// packed double pays at one tile a cell with long K and, persistent, at 2 x 2 tiles; on larger
+// cells the copied kernel's blocks share a cell's rows (measured).
+using testing::MmaConfig;
+constexpr int kMmaConfigs = static_cast<int>(MmaConfig::Count);
+template <class T, bool Wide, int PF>
+using Copied = CopiedConfig<T, MmaBlock<8, 1, 1>, sizeof(T) == 8 ? 4 : 8, sizeof(T) == 8 ? 4 : 2, Wide, PF>;
+// Packed, 32 x 32 a cell (32 x 16 a warp): X MMA steps a stage, NS stages.
 template <class T, int X, int NS, bool Persistent = false, int Passes = 1>
 using Packed = PackedConfig<T, 1, 2, X * (sizeof(T) == 8 ? 4 : 8), NS, Persistent, Passes>;
+constexpr bool wgmma_config(MmaConfig c) {
+  return c == MmaConfig::Wgmma || c == MmaConfig::WgmmaLoads || c == MmaConfig::WgmmaSplit ||
+         c == MmaConfig::WgmmaLead2;
+}
 
 // k_rows: wgmma_k_rows(p) on a 9.0 device (as contract_mma_any found it).
 template <class T>
-void run_mma_shape(const ContractProblem<T>& p, int shape, int cluster, bool k_rows) {
-  if (((shape >= 5 && shape <= 7) || shape == 15) && !mma_cells_packed(p)) shape = 1;
-  const bool rows_shape = shape >= 12 && shape <= 14, wgmma_shape = shape >= 8 && shape <= 11;
-  if (rows_shape && mma_rows(p)) return run_mma_rows(p, shape == 12 ? 4 : shape == 13 ? 2 : 1);
-  if (rows_shape) shape = 1;
-  if (wgmma_shape && !std::is_same_v<T, float>) shape = 1;
-  // Cells not unit-stride (LayoutRight): the warpgroup kernel only through its row copies.
-  if (wgmma_shape && !p.cells_unit() && !k_rows) shape = 1;
-  switch (shape) {
-    case 8:
-    case 9:
-    case 10:
-    case 11:
-      if constexpr (std::is_same_v<T, float>)
-        contract_wgmma_float(p, out_cells_vector(p), shape >= 9, shape == 10, shape == 11 ? 2 : 0);
+void run_mma_config(const ContractProblem<T>& p, MmaConfig config, int major, bool k_rows) {
+  constexpr bool is_float = std::is_same_v<T, float>;
+  const bool packed_config = config == MmaConfig::Packed || config == MmaConfig::PackedPersistent;
+  if (packed_config && !mma_cells_packed(p)) config = MmaConfig::Copied;
+  if (config == MmaConfig::Packed && is_float) config = MmaConfig::Copied;
+  if (config == MmaConfig::Rows) {
+    if (mma_rows(p)) return run_mma_rows(p);
+    config = MmaConfig::Copied;
+  }
+  // The warpgroup kernel runs float, and operands whose cells are not unit-stride (LayoutRight)
+  // only through its row copies.
+  if (wgmma_config(config) && (!is_float || (!p.cells_unit() && !k_rows))) config = MmaConfig::Copied;
+  const int cluster = mma_cluster(major);
+  switch (config) {
+    case MmaConfig::Wgmma:
+    case MmaConfig::WgmmaLoads:
+    case MmaConfig::WgmmaSplit:
+    case MmaConfig::WgmmaLead2:
+      if constexpr (is_float)
+        contract_wgmma_float(p, out_cells_vector(p), config != MmaConfig::WgmmaLoads, config == MmaConfig::WgmmaSplit,
+                             config == MmaConfig::WgmmaLead2 ? 2 : 0);
       break;
-    case 5: launch_mma_packed<T, Packed<T, 1, sizeof(T) == 8 ? 4 : 2>>(p); break;
-    case 6: launch_mma_packed<T, Packed<T, 2, 2>>(p); break;
-    case 7: launch_mma_packed<T, Packed<T, sizeof(T) == 8 ? 1 : 2, 2, true>>(p); break;
-    case 15: launch_mma_packed<T, Packed<T, 1, 4, true, 4>>(p); break;
-    case 0: launch_mma<T, Cfg<T, false, 8, 1, 1>>(p, cluster); break;
-    case 1: launch_mma<T, Cfg<T, true, 8, 1, 1, 128>>(p, cluster); break;
-    case 2: launch_mma<T, Cfg<T, true, 4, 2, 2>>(p, cluster); break;
-    case 3: launch_mma<T, Cfg<T, true, 16, 1, 1>>(p, cluster); break;
-    default: launch_mma<T, Cfg<T, true, 8, 1, 1>>(p, cluster); break;
+    case MmaConfig::Packed:
+      if constexpr (!is_float) launch_mma_packed<T, Packed<T, 1, 4>>(p);
+      break;
+    case MmaConfig::PackedPersistent:
+      if constexpr (is_float)
+        launch_mma_packed<T, Packed<T, 2, 2, true>>(p);
+      else
+        launch_mma_packed<T, Packed<T, 1, 4, true, 4>>(p);
+      break;
+    case MmaConfig::CopiedSm80: launch_mma<T, Copied<T, false, 0>>(p, cluster); break;
+    default: launch_mma<T, Copied<T, true, 128>>(p, cluster); break;
   }
 }
 
-// -1: chosen per shape; else the configuration to run (tests, experiments). GRAIN_MMA_SHAPE sets
-// it for a whole process (docs/performance.md, session 6).
-std::atomic<int> g_forced_shape{[] {
-  const char* env = std::getenv("GRAIN_MMA_SHAPE");
-  const int v = env && *env ? std::atoi(env) : -1;
-  return v >= 0 && v < kMmaShapes ? v : -1;
-}()};
+// The configuration forced by testing::force_mma_config, else Auto.
+std::atomic<int> g_forced_config{static_cast<int>(MmaConfig::Auto)};
 
-// The forced configuration, else on compute capability 9.0 and newer: 9 (wgmma, TMA copies where
-// the cells are packed) in float on 9.0 where L, R > 32 and the cells are packed or K >= 128; 7
-// for other packed float operands; 15 for packed double operands whose cells are 2 x 2 tiles
-// (32 < L, R <= 64); 5 for packed double operands whose cells are one 32 x 32 tile (L, R <= 32)
-// with K >= 128; 1 otherwise; and 0 before 9.0 (where packed was never measured).
-// The double rule: H100,
-// FieldFieldTensor Q2 double (27 x 27, K = 243) 0.446-0.448 -> 0.429-0.430 ms, level with
-// cuBLAS's 0.424-0.444 (session 12, run 13; session 11, run 3: 0.431-0.434 against 0.446-0.452).
-// Packed double lost 2-3% at FieldFieldScalar Q2 (K = 27) and 4-10% where a cell has several
-// tiles (FieldFieldTensor Q3 / Q4), whose rows the copied kernel's blocks share. The wgmma rule
-// (H100, session 13, two rounds each): with loads through registers (runs 5, 8) 9-17% faster than
-// 1 / 7 on FieldFieldScalar Q4 (1.72 -> 1.50 ms) and FieldFieldVector Q3 / Q4 (0.915 -> 0.756,
-// 1.52 -> 1.29), but slower at short K (FieldFieldScalar Q3, K = 64: 0.77 -> 0.85, the result
-// pass outweighs 8 stages); with TMA copies (packed cells, run 8) FieldFieldTensor Q3 0.62 ->
-// 0.49, Q4 1.24 -> 0.82 and FieldFieldScalar Q3 0.77 -> 0.72. Slower where its 64 x 64 tiles are
-// mostly padding (the Q2 cases, 27 x 27: 1.6-2.4x).
-int pick_mma_shape(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile,
-                   bool double_packed_2x2) {
-  if (const int forced = g_forced_shape.load(std::memory_order_relaxed); forced >= 0) return forced;
-  if (major < 9) return 0;
-  if (float_wgmma) return 9;
-  if (float_packed) return 7;
-  if (double_packed_2x2) return 15;
-  return double_packed_one_tile ? 5 : 1;
+// The rule (forced: that configuration). Below 9.0 CopiedSm80: no m16n8k4 DMMA there, and the
+// other configurations are tuned on 9.0. On 9.0 and newer: Wgmma in float where it applies
+// (float_wgmma, 9.0 only), PackedPersistent for other packed float operands and for packed double
+// cells of 2 x 2 tiles, Packed for packed double cells of one tile with K >= 128, else Copied.
+// Wgmma beats the mma.sync kernels where its 64 x 64 tiles are mostly filled (not on 27 x 27
+// cells) and K is long or the TMA copies apply; persistent blocks keep float's loads going where
+// K is short (measured).
+MmaConfig pick_mma_config(int major, bool float_wgmma, bool float_packed, bool double_packed_one_tile,
+                          bool double_packed_2x2) {
+  if (const int forced = g_forced_config.load(std::memory_order_relaxed); forced >= 0)
+    return static_cast<MmaConfig>(forced);
+  if (major < 9) return MmaConfig::CopiedSm80;
+  if (float_wgmma) return MmaConfig::Wgmma;
+  if (float_packed || double_packed_2x2) return MmaConfig::PackedPersistent;
+  return double_packed_one_tile ? MmaConfig::Packed : MmaConfig::Copied;
 }
 
 template <class T>
@@ -1284,30 +1225,29 @@ void contract_mma_any(const ContractProblem<T>& p) {
                 device.id, " has ", major, ".", minor);
   const bool packed = mma_cells_packed(p);
   const bool is_float = std::is_same_v<T, float>;
+  const bool sm90 = major == 9 && minor == 0;
   bool k_rows = false;  // LayoutRight rows the warpgroup kernel's TMA copies take
-  if constexpr (std::is_same_v<T, float>) k_rows = major == 9 && minor == 0 && wgmma_k_rows(p);
+  if constexpr (std::is_same_v<T, float>) k_rows = sm90 && wgmma_k_rows(p);
   const bool wgmma =
-      is_float && major == 9 && minor == 0 && p.L > 32 && p.R > 32 && (packed || p.K >= 128 || k_rows) &&
-      (p.cells_unit() || k_rows);
+      is_float && sm90 && p.L > 32 && p.R > 32 && (packed || p.K >= 128 || k_rows) && (p.cells_unit() || k_rows);
   const bool double_one_tile = !is_float && packed && p.L <= 32 && p.R <= 32 && p.K >= 128;
   const bool double_2x2 = !is_float && packed && p.L > 32 && p.L <= 64 && p.R > 32 && p.R <= 64;
-  int shape = pick_mma_shape(major, wgmma, is_float && packed, double_one_tile, double_2x2);
-  // LayoutRight on 9.0 and newer with L, R > 32 (in float, rows_default's cells): the rows kernel's
-  // 64 x 64 tiles. H100, session 29 (runs 1-4): in double 1.0-1.3x cuBLAS on the Q3 / Q4 cases
-  // but FieldFieldScalar Q3 (0.9x); on 27 x 27 cells (Q2) 1.3-2.6x slower than the copied kernel
-  // (1), whose 32 x 32 tiles fit them, and so were one-warp 32 x 32 tiles (14) in both types (run 9).
-  if (g_forced_shape.load(std::memory_order_relaxed) < 0 && rows_default(p, major)) shape = 13;
-  if (major < 9 && shape != 0 && std::is_same_v<T, double>) shape = 0;  // m16n8k4 in double needs 9.0
-  if (shape >= 8 && shape < 12 && !(major == 9 && minor == 0)) shape = major >= 9 ? 1 : 0;  // wgmma: sm_90a only
-  if (shape >= 12 && shape <= 14 && major < 9) shape = 0;  // the rows kernel's m16n8k4 needs 9.0
-  run_mma_shape(p, shape, mma_cluster(major), k_rows);
+  MmaConfig config = pick_mma_config(major, wgmma, is_float && packed, double_one_tile, double_2x2);
+  // LayoutRight cells rows_default names (9.0 and newer): the rows kernel's 64 x 64 tiles; on
+  // 27 x 27 cells the copied kernel's 32 x 32 tiles waste less.
+  if (g_forced_config.load(std::memory_order_relaxed) < 0 && rows_default(p, major)) config = MmaConfig::Rows;
+  // Guards for forced configurations: m16n8k4 in double (the copied kernel's, the packed and the
+  // rows kernels') needs 9.0; the warpgroup kernel is built for sm_90a alone.
+  if (major < 9 && config != MmaConfig::CopiedSm80 && !is_float) config = MmaConfig::CopiedSm80;
+  if (wgmma_config(config) && !sm90) config = major >= 9 ? MmaConfig::Copied : MmaConfig::CopiedSm80;
+  if (config == MmaConfig::Rows && major < 9) config = MmaConfig::CopiedSm80;
+  run_mma_config(p, config, major, k_rows);
 }
 
 }  // namespace
 
 void contract_mma_cuda(const ContractProblem<double>& p) { contract_mma_any(p); }
 void contract_mma_cuda(const ContractProblem<float>& p) { contract_mma_any(p); }
-int contract_mma_shape_count() { return kMmaShapes; }
 bool contract_mma_k_rows(const ContractProblem<float>& p) {
   if (cuda_device_count() <= 0) return false;
   const CudaDeviceInfo& device = cuda_device();
@@ -1316,10 +1256,15 @@ bool contract_mma_k_rows(const ContractProblem<float>& p) {
 bool contract_mma_rows(const ContractProblem<double>& p) {
   return cuda_device_count() > 0 && rows_default(p, cuda_device().cc_major);
 }
-void contract_mma_force_shape(int shape) {
-  if (shape < -1 || shape >= kMmaShapes)
-    throw_error("grain::impl::contract_mma_force_shape: shape ", shape, " is not -1 or 0..", kMmaShapes - 1);
-  g_forced_shape.store(shape, std::memory_order_relaxed);
+
+namespace testing {
+void force_mma_config(MmaConfig config) {
+  const int c = static_cast<int>(config);
+  if (c < -1 || c >= kMmaConfigs)
+    throw_error("grain::impl::testing::force_mma_config: configuration ", c, " is not -1 (Auto) or 0..",
+                kMmaConfigs - 1);
+  g_forced_config.store(c, std::memory_order_relaxed);
 }
+}  // namespace testing
 
 }  // namespace grain::impl

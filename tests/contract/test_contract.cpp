@@ -18,7 +18,7 @@
 #include "grain/contract/algorithms/flat.hpp"  // ContractFlatRowKernel, tested directly below
 #include "grain/contract/algorithms/team_reduce.hpp"  // ContractTeamSmallKCellsKernel, tested directly below
 #include "grain/contract/engine.hpp"
-#include "grain/contract/testing.hpp"  // forcing team-small-k's cell tiles
+#include "grain/contract/testing.hpp"  // forcing mma's configurations and team-small-k's cell tiles
 
 #include "contract_test_util.hpp"
 
@@ -1289,18 +1289,31 @@ TEST(ContractDot, StridedPartialSums) {
 }
 
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
+using grain::impl::testing::MmaConfig;
+using grain::impl::testing::mma_config_name;
+
+// Forces mma's configuration while in scope; back to the rule even if a call throws.
+struct ForceMma {
+  explicit ForceMma(MmaConfig c) { grain::impl::testing::force_mma_config(c); }
+  ~ForceMma() { grain::impl::testing::force_mma_config(MmaConfig::Auto); }
+  ForceMma(const ForceMma&) = delete;
+  ForceMma& operator=(const ForceMma&) = delete;
+};
+
 // mma in float (3xTF32) at a Q4-sized cell (L = R = 125, K = 216: 4 x 4 output tiles, the last
 // ones partial; 19 cells: a partial cell group), on inputs spanning 2^-12 to 2^12, against a
 // double loop, within the suite's fp32 bound. The test also computes what one plain TF32 pass
 // (inputs rounded to 10 mantissa bits) would give and requires that to break the bound, so it
-// fails if the big/small split is lost. C = 19 runs the cp.async configuration (shape 1), C = 20
-// (a multiple of 4: packed operands) the packed one (7); both also the warpgroup kernel (8: 4- and
-// 16-byte loads; 9 at C = 20: its TMA copies, 3 stages in flight; 10: split K; 11 at C = 20: TMA
-// with 2 stages in flight) and whatever the default picks on this device.
-// Layout = LayoutRight runs the warpgroup kernel's row copies (shapes 8-11, and the default on 9.0),
-// the copied kernel over K-contiguous rows (1) and the rows kernel's 3xTF32 tiles (12-14).
+// fails if the big/small split is lost. C = 19 runs the copied kernel (Copied, and CopiedSm80:
+// the configuration below compute capability 9.0), C = 20 (a multiple of 4: packed operands) the
+// persistent packed one; both also the warpgroup kernel (WgmmaLoads: 4- and 16-byte loads; Wgmma
+// at C = 20: its TMA copies, 3 stages in flight; WgmmaSplit: split K; WgmmaLead2 at C = 20: TMA
+// with 2 stages in flight) and whatever the rule picks on this device (Auto).
+// Layout = LayoutRight runs the warpgroup kernel's row copies (the Wgmma configurations, and the
+// rule on 9.0), the copied kernel over K-contiguous rows (Copied) and the rows kernel's 3xTF32
+// tiles (Rows).
 template <class Layout = grain::LayoutLeft>
-void mma_float_accuracy(std::size_t C, int shape) {
+void mma_float_accuracy(std::size_t C, MmaConfig config) {
   constexpr std::size_t F = 125, K = 216;
   using HV = grain::View<float***, Layout, grain::HostSpace>;
   using DV = grain::View<float***, Layout, grain::CudaSpace>;
@@ -1317,10 +1330,7 @@ void mma_float_accuracy(std::size_t C, int shape) {
   grain::ContractOptions opt;
   opt.algorithm = ContractAlgorithm::Mma;
   {
-    grain::impl::contract_mma_force_shape(shape);
-    struct Unforce {  // back to Auto's choice even if the call throws
-      ~Unforce() { grain::impl::contract_mma_force_shape(-1); }
-    } unforce;
+    ForceMma force(config);
     grain::contract_field_field_scalar(dout, dl, dr, opt);
   }
   grain::deep_copy(ho, dout);
@@ -1347,35 +1357,39 @@ void mma_float_accuracy(std::size_t C, int shape) {
         worst = std::max(worst, err / tol_for<float>(K, mag));
         worst_tf32 = std::max(worst_tf32, std::abs(one_pass - ref) / tol_for<float>(K, mag));
         ASSERT_LE(err, tol_for<float>(K, mag))
-            << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
+            << "mma " << mma_config_name(config) << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
             << ", double reference " << ref;
       }
-  std::printf("[ contract ] mma float, %s, C = %zu, shape %d: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n",
-              std::is_same_v<Layout, grain::LayoutLeft> ? "LayoutLeft" : "LayoutRight", C, shape, worst, worst_tf32);
+  std::printf("[ contract ] mma float, %s, C = %zu, %s: worst error %.3g of the fp32 bound (one TF32 pass: %.3g)\n",
+              std::is_same_v<Layout, grain::LayoutLeft> ? "LayoutLeft" : "LayoutRight", C, mma_config_name(config),
+              worst, worst_tf32);
   EXPECT_GT(worst_tf32, 1.0) << "the inputs no longer tell 3xTF32 from one TF32 pass";
 }
 
 TEST(ContractMma, FloatMatchesDoubleReference) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  for (int shape : {-1, 1, 8, 9, 10}) mma_float_accuracy(19, shape);
-  for (int shape : {-1, 7, 8, 9, 10, 11}) mma_float_accuracy(20, shape);
-  for (int shape : {-1, 1, 9, 10, 11, 12, 13, 14}) mma_float_accuracy<grain::LayoutRight>(19, shape);
+  using M = MmaConfig;
+  for (M c : {M::Auto, M::CopiedSm80, M::Copied, M::WgmmaLoads, M::Wgmma, M::WgmmaSplit}) mma_float_accuracy(19, c);
+  for (M c : {M::Auto, M::PackedPersistent, M::WgmmaLoads, M::Wgmma, M::WgmmaSplit, M::WgmmaLead2})
+    mma_float_accuracy(20, c);
+  for (M c : {M::Auto, M::Copied, M::Wgmma, M::WgmmaSplit, M::WgmmaLead2, M::Rows})
+    mma_float_accuracy<grain::LayoutRight>(19, c);
 }
 
-// Every mma block configuration (cells per block, warps per cell, DMMA shape), forced one at a
-// time, on FieldFieldVector in both element types: 37 cells (partial groups of 4, 8 and 16; results
-// stored one cell at a time; in float also with the left operand one element off its aligned
-// base), 44 cells (a multiple of 4, a partial group of 8: results stored 4 cells at a time in
-// float, 2 in double) and, in float, 42 cells (2 at a time), 70 x 45 fields (partial 32- and
-// 64-row tiles, several tiles each way), K = 13 x 3 = 39 (not a multiple of a stage), overwriting
-// a NaN-poisoned output and then accumulating into it, against a double loop on the host.
+// Every mma configuration (testing::MmaConfig), forced one at a time, on FieldFieldVector in both
+// element types: 37 cells (partial groups of 4, 8 and 16; results stored one cell at a time; in
+// float also with the left operand one element off its aligned base), 44 cells (a multiple of 4,
+// a partial group of 8: results stored 4 cells at a time in float, 2 in double) and, in float, 42
+// cells (2 at a time), 70 x 45 fields (partial 32- and 64-row tiles, several tiles each way),
+// K = 13 x 3 = 39 (not a multiple of a stage), overwriting a NaN-poisoned output and then
+// accumulating into it, against a double loop on the host.
 // Layout = LayoutRight: the same over K-contiguous rows; with P = 12 (K = 36, rows 16-byte
-// multiples) float's shapes 8-11 take the warpgroup kernel's row copies (TMA boxes of 8 cells,
-// zeros past C, L, R and K; results stored fields-fastest; 10: two blocks adding into the zeroed
-// output; results in 16-byte packs from each row's first 16-byte boundary, with R = 45 starting
-// anywhere, with R = 44 aligned), with P = 13 (K = 39) they fall back to 1.
+// multiples) float's Wgmma configurations take the warpgroup kernel's row copies (TMA boxes of 8
+// cells, zeros past C, L, R and K; results stored fields-fastest; WgmmaSplit: two blocks adding
+// into the zeroed output; results in 16-byte packs from each row's first 16-byte boundary, with
+// R = 45 starting anywhere, with R = 44 aligned), with P = 13 (K = 39) they fall back to Copied.
 template <class T, class Layout = grain::LayoutLeft, std::size_t P = 13, std::size_t R = 45>
-void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
+void mma_every_config(std::size_t C, std::size_t left_offset = 0) {
   constexpr std::size_t L = 70, D = 3;
   using HL = grain::View<T****, Layout, grain::HostSpace>;
   using HO = grain::View<T***, Layout, grain::HostSpace>;
@@ -1408,10 +1422,9 @@ void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
       }
   grain::ContractOptions opt;
   opt.algorithm = ContractAlgorithm::Mma;
-  const int shapes = grain::impl::contract_mma_shape_count();
-  ASSERT_GE(shapes, 2);
-  for (int shape = 0; shape < shapes; ++shape) {
-    grain::impl::contract_mma_force_shape(shape);
+  for (int n = 0; n < static_cast<int>(MmaConfig::Count); ++n) {
+    const MmaConfig config = static_cast<MmaConfig>(n);
+    ForceMma force(config);
     grain::deep_copy(dout, std::numeric_limits<T>::quiet_NaN());
     opt.sum_into = false;
     grain::contract_field_field_vector(dout, dl, dr, opt);
@@ -1425,44 +1438,43 @@ void mma_every_shape(std::size_t C, std::size_t left_offset = 0) {
           const std::size_t i = (c * L + l) * R + r;
           const double err = std::abs(double(ho(c, l, r)) - 2 * ref[i]);
           if (!(err <= 2 * tol_for<T>(P * D, mag[i])) && bad++ < 5)
-            ADD_FAILURE() << "mma shape " << shape << ": out(" << c << "," << l << "," << r << ") = " << ho(c, l, r)
-                          << ", expected " << 2 * ref[i];
+            ADD_FAILURE() << "mma " << mma_config_name(config) << ": out(" << c << "," << l << "," << r
+                          << ") = " << ho(c, l, r) << ", expected " << 2 * ref[i];
         }
-    EXPECT_EQ(bad, 0u) << "mma shape " << shape << " (" << sizeof(T) * 8 << "-bit, "
+    EXPECT_EQ(bad, 0u) << "mma " << mma_config_name(config) << " (" << sizeof(T) * 8 << "-bit, "
                        << (std::is_same_v<Layout, grain::LayoutLeft> ? "LayoutLeft" : "LayoutRight") << ", C = " << C
                        << ", K = " << P * D << ", left offset " << left_offset << ")";
   }
-  grain::impl::contract_mma_force_shape(-1);
-  EXPECT_THROW(grain::impl::contract_mma_force_shape(shapes), grain::Error);
+  EXPECT_THROW(grain::impl::testing::force_mma_config(MmaConfig::Count), grain::Error);
 }
 
-TEST(ContractMma, EveryBlockShapeDouble) {
+TEST(ContractMma, EveryConfigDouble) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_every_shape<double>(37);
-  mma_every_shape<double>(44);
+  mma_every_config<double>(37);
+  mma_every_config<double>(44);
 }
-TEST(ContractMma, EveryBlockShapeFloat) {
+TEST(ContractMma, EveryConfigFloat) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_every_shape<float>(37);
-  mma_every_shape<float>(37, 1);  // unaligned left base: 4-byte loads
-  mma_every_shape<float>(42);
-  mma_every_shape<float>(44);
+  mma_every_config<float>(37);
+  mma_every_config<float>(37, 1);  // unaligned left base: 4-byte loads
+  mma_every_config<float>(42);
+  mma_every_config<float>(44);
 }
-TEST(ContractMma, EveryBlockShapeLayoutRight) {
+TEST(ContractMma, EveryConfigLayoutRight) {
   if (!grain::test::available<grain::Cuda>()) GTEST_SKIP() << "Cuda: no device here";
-  mma_every_shape<float, grain::LayoutRight, 12>(37);
-  mma_every_shape<float, grain::LayoutRight, 12, 44>(37);  // every row 16-byte aligned
-  mma_every_shape<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, shape 1
-  mma_every_shape<float, grain::LayoutRight, 13>(44);
-  mma_every_shape<double, grain::LayoutRight, 12>(37);
-  // The rows kernel (shapes 12-14, and the double default on 9.0): K = 39, and an unaligned left
-  // base, take 8-byte (float: 4-byte) copies; K = 600 over 37 cells splits K in two where a tile
-  // has 32 stages or more (double: shapes 12-14, float: 14), blocks adding into the zeroed output
-  // (not when accumulating, which the same loop also runs).
-  mma_every_shape<double, grain::LayoutRight, 13>(37);
-  mma_every_shape<double, grain::LayoutRight, 12>(37, 1);
-  mma_every_shape<double, grain::LayoutRight, 200>(37);
-  mma_every_shape<float, grain::LayoutRight, 200>(37);
+  mma_every_config<float, grain::LayoutRight, 12>(37);
+  mma_every_config<float, grain::LayoutRight, 12, 44>(37);  // every row 16-byte aligned
+  mma_every_config<float, grain::LayoutRight, 12>(37, 1);  // unaligned left base: no tensor map, Copied
+  mma_every_config<float, grain::LayoutRight, 13>(44);
+  mma_every_config<double, grain::LayoutRight, 12>(37);
+  // The rows kernel (Rows, and the double rule on 9.0): K = 39, and an unaligned left base, take
+  // 8-byte (float: 4-byte) copies; over 37 cells K splits in two where a tile has 32 stages or
+  // more (double K = 600, float K = 1032), blocks adding into the zeroed output (not when
+  // accumulating, which the same loop also runs).
+  mma_every_config<double, grain::LayoutRight, 13>(37);
+  mma_every_config<double, grain::LayoutRight, 12>(37, 1);
+  mma_every_config<double, grain::LayoutRight, 200>(37);
+  mma_every_config<float, grain::LayoutRight, 344>(37);
 }
 
 // LayoutRight cells as Auto and mma run them by default: double at a Q4-sized cell (125 x 125, K =
@@ -1471,7 +1483,7 @@ TEST(ContractMma, EveryBlockShapeLayoutRight) {
 // tiles than a round of blocks: a block takes several items), written and then accumulated into,
 // against a double loop on the host (every seventh cell: all 300 would take the host seconds).
 // Layout = LayoutLeft: double cells of 33-64 fields with an even C, which take the persistent
-// packed kernel with its results in passes (configuration 15) on 9.0 and newer.
+// packed kernel with its results in passes (PackedPersistent) on 9.0 and newer.
 template <class T, class Layout = grain::LayoutRight>
 void mma_default_cells(std::size_t F, std::size_t K) {
   constexpr std::size_t C = 300;

@@ -19,14 +19,10 @@ ContractAlgorithm contract_run(const ContractProblem<double>& p, ContractAlgorit
 // cuBLAS strided-batched GEMM (src/contract/blas_cuda.cu). Preconditions checked by the engine.
 void contract_blas_cuda(const ContractProblem<float>& p);
 void contract_blas_cuda(const ContractProblem<double>& p);
-// Tensor cores over cells-fastest operands (src/contract/mma_cuda.cu): DMMA in double, 3xTF32
-// in float.
+// Tensor cores (src/contract/mma_cuda.cu): DMMA in double, 3xTF32 in float, over cells-fastest
+// operands or rows unit-stride along K (tests force its configurations: testing.hpp).
 void contract_mma_cuda(const ContractProblem<double>& p);
 void contract_mma_cuda(const ContractProblem<float>& p);
-// mma's block configurations: how many there are, and forcing one for every later call (-1: back
-// to choosing per shape). For tests and experiments; GRAIN_MMA_SHAPE=N does the same per process.
-int contract_mma_shape_count();
-void contract_mma_force_shape(int shape);
 // Whether mma's warpgroup kernel takes p's rows through its TMA row copies on the current device:
 // LayoutRight operands (rows unit-stride along K, K a multiple of 4, 16-byte aligned) on compute
 // capability 9.0. False where there is no device (Auto's model asks it; see select.hpp).
