@@ -1,5 +1,5 @@
 // Which algorithms apply to a call, and the Auto rule (docs/contractions.md states it with one
-// line of reason per branch; docs/performance.md has the measurements behind it).
+// line of reason per branch; the measurements behind each threshold are in git's history).
 //
 // Applicability (asking for an algorithm outside it raises grain::Error; Auto never picks it):
 //   serial, flat, team-depth-1, team-stride, team-small-k   every kernel
