@@ -1,8 +1,13 @@
 // The grain command-line tool: one function per subcommand.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+namespace grain::cp {
+struct CpAlsResult;
+}
 
 namespace grain::cli {
 
@@ -30,5 +35,15 @@ int run_tune(const Args& args);            // bench/contract_bench.cpp
 int run_cp_als(const Args& args);        // cp_commands.cpp
 int run_generate(const Args& args);      // cp_commands.cpp
 int run_bench_mttkrp(const Args& args);  // cp_commands.cpp
+
+// What `grain cp-als --json` records besides the result (cp_json.cpp).
+struct CpAlsRunInfo {
+  std::string file, backend, dtype;
+  std::vector<long long> dims;
+  long long nnz = 0;
+  int rank = 0;
+  std::uint64_t seed = 0;
+};
+void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 
 }  // namespace grain::cli

@@ -182,15 +182,6 @@ GenerateOptions generate_options(const Args& a) {
   return g;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) o += c;
-  }
-  return o;
-}
-
 template <class Exec, class T>
 int cp_als_on(const Args& a, const std::string& file) {
   using Space = typename Exec::memory_space;
@@ -241,27 +232,15 @@ int cp_als_on(const Args& a, const std::string& file) {
     std::printf("wrote %s_lambda.txt and %s_mode1..%d.txt\n", output.c_str(), output.c_str(), X.ndims());
   }
   if (!json.empty()) {
-    std::FILE* f = std::fopen(json.c_str(), "w");
-    if (!f) impl::throw_error("--json ", json, ": cannot create the file");
-    std::fprintf(f, "{\"file\": \"%s\", \"dims\": [", json_escape(file).c_str());
-    for (int m = 0; m < X.ndims(); ++m) std::fprintf(f, "%s%lld", m ? ", " : "", static_cast<long long>(X.dim(m)));
-    std::fprintf(f, "], \"nnz\": %lld, \"rank\": %d, \"backend\": \"%s\", \"dtype\": \"%s\", \"seed\": %llu,\n",
-                 static_cast<long long>(X.nnz()), R, Exec::name(), std::is_same_v<T, float> ? "float" : "double",
-                 static_cast<unsigned long long>(seed));
-    std::fprintf(f, " \"mttkrp\": [");
-    for (int m = 0; m < X.ndims(); ++m)
-      std::fprintf(f, "%s\"%s\"", m ? ", " : "", cp::mttkrp_algorithm_name(res.algorithms[m]));
-    std::fprintf(f, "], \"mttkrp_seconds_per_mode\": [");
-    for (int m = 0; m < X.ndims(); ++m) std::fprintf(f, "%s%.6g", m ? ", " : "", res.mttkrp_seconds_per_mode[m]);
-    std::fprintf(f, "],\n \"iterations\": [");
-    for (int i = 0; i < iters; ++i) {
-      const auto& it = res.iterations[i];
-      std::fprintf(f, "%s\n  {\"iteration\": %d, \"fit\": %.10g, \"change\": %.6g, \"seconds\": %.6g, \"mttkrp_seconds\": %.6g}",
-                   i ? "," : "", it.iteration, it.fit, it.change, it.seconds, it.mttkrp_seconds);
-    }
-    std::fprintf(f, "],\n \"fit\": %.10g, \"seconds\": %.6g, \"seconds_per_iteration\": %.6g, \"setup_seconds\": %.6g, \"pseudo_inverse\": %s}\n",
-                 res.fit, res.seconds, res.seconds / iters, res.setup_seconds, res.used_pseudo_inverse ? "true" : "false");
-    std::fclose(f);
+    CpAlsRunInfo run;
+    run.file = file;
+    run.backend = Exec::name();
+    run.dtype = std::is_same_v<T, float> ? "float" : "double";
+    for (int m = 0; m < X.ndims(); ++m) run.dims.push_back(static_cast<long long>(X.dim(m)));
+    run.nnz = static_cast<long long>(X.nnz());
+    run.rank = R;
+    run.seed = seed;
+    write_cp_als_json(json, run, res);
   }
   return 0;
 }

@@ -5,45 +5,35 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
+#include <cstdint>
+#include <cstdlib>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "grain/core/error.hpp"
 
 namespace grain::bench {
 
 namespace {
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o + "\"";
-}
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  // Integral values (bytes, flops, counts) exactly; others to 9 significant digits.
-  char buf[64];
-  if (v == std::floor(v) && std::abs(v) < 9.0e15)
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+// A number as the report writes it: integral values (bytes, flops, counts) exactly, others to 9
+// significant digits (the timers' resolution); a non-finite value is null.
+nlohmann::ordered_json json_number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == std::floor(v) && std::abs(v) < 9.0e15) return static_cast<std::int64_t>(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return std::strtod(buf, nullptr);
 }
 }  // namespace
+
+void write_output_file(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) grain::impl::throw_error("cannot open '", path, "' for writing ", what);
+  f << text;
+  f.flush();
+  if (!f) grain::impl::throw_error("writing ", what, " to '", path, "' failed (disk full?)");
+}
 
 Row size_row(const char* kernel, long long n, const std::string& algorithm, double ms, double ms_min,
              double bytes, double flops, bool verified) {
@@ -113,37 +103,33 @@ Row& Report::add(Row r) {
 }
 
 void Report::write_json(const std::string& path) const {
-  std::ostringstream os;
-  os << "{ \"device\": " << json_string(device) << ", \"backend\": " << json_string(backend)
-     << ", \"threads\": " << threads;
-  if (cpus > 0) os << ", \"cpus\": " << cpus;
-  os << ",\n  \"copy_GBps\": " << json_number(copy_GBps)
-     << ", \"peak_GFLOPs\": {\"float\": " << json_number(peak_GFLOPs_float)
-     << ", \"double\": " << json_number(peak_GFLOPs_double) << "},";
-  if (!peak_library.empty()) os << " \"peak_library\": " << json_string(peak_library) << ",";
-  if (copy_samples > 1)
-    os << " \"copy_samples\": " << copy_samples << ", \"copy_GBps_lowest\": " << json_number(copy_GBps_lowest) << ",";
-  os << "\n  \"rows\": [";
+  using json = nlohmann::ordered_json;
+  json head = {{"device", device}, {"backend", backend}, {"threads", threads}};
+  if (cpus > 0) head["cpus"] = cpus;
+  head["copy_GBps"] = json_number(copy_GBps);
+  head["peak_GFLOPs"] = {{"float", json_number(peak_GFLOPs_float)}, {"double", json_number(peak_GFLOPs_double)}};
+  if (!peak_library.empty()) head["peak_library"] = peak_library;
+  if (copy_samples > 1) {
+    head["copy_samples"] = copy_samples;
+    head["copy_GBps_lowest"] = json_number(copy_GBps_lowest);
+  }
+  // One row a line, so that files diff and grep by row.
+  std::string text = head.dump();
+  text.pop_back();
+  text += ",\n \"rows\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    os << (i ? ",\n" : "\n") << "    { \"kernel\": " << json_string(r.kernel)
-       << ", \"case\": " << json_string(r.case_name) << ", \"dtype\": " << json_string(r.dtype)
-       << ", \"algorithm\": " << json_string(r.algorithm)
-       << ", \"selected\": " << (r.selected ? "true" : "false")
-       << ", \"verified\": " << (r.verified ? "true" : "false") << ", \"C\": " << r.C
-       << ", \"L\": " << r.L << ", \"R\": " << r.R << ", \"P\": " << r.P << ", \"D1\": " << r.D1
-       << ", \"D2\": " << r.D2 << ", \"ms\": " << json_number(r.ms)
-       << ", \"ms_min\": " << json_number(r.ms_min) << ", \"bytes\": " << json_number(r.bytes)
-       << ", \"flops\": " << json_number(r.flops) << ", \"GBps\": " << json_number(r.GBps)
-       << ", \"GFLOPs\": " << json_number(r.GFLOPs) << ", \"roofline\": " << json_number(r.roofline);
-    for (const auto& [k, v] : r.extra) os << ", " << json_string(k) << ": " << json_number(v);
-    os << " }";
+    json row = {{"kernel", r.kernel}, {"case", r.case_name}, {"dtype", r.dtype}, {"algorithm", r.algorithm},
+                {"selected", r.selected}, {"verified", r.verified}, {"C", r.C}, {"L", r.L}, {"R", r.R},
+                {"P", r.P}, {"D1", r.D1}, {"D2", r.D2}, {"ms", json_number(r.ms)},
+                {"ms_min", json_number(r.ms_min)}, {"bytes", json_number(r.bytes)},
+                {"flops", json_number(r.flops)}, {"GBps", json_number(r.GBps)},
+                {"GFLOPs", json_number(r.GFLOPs)}, {"roofline", json_number(r.roofline)}};
+    for (const auto& [k, v] : r.extra) row[k] = json_number(v);
+    text += (i ? ",\n  " : "\n  ") + row.dump();
   }
-  os << "\n  ]\n}\n";
-  std::ofstream f(path);
-  if (!f) grain::impl::throw_error("cannot open '", path, "' for writing the benchmark JSON");
-  f << os.str();
-  if (!f) grain::impl::throw_error("writing '", path, "' failed (disk full?)");
+  text += "\n]}\n";
+  write_output_file(path, text, "the benchmark JSON");
 }
 
 void Report::print_table(std::FILE* out) const {

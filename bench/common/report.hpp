@@ -71,6 +71,10 @@ struct Report {
 // measured) says how far the host's memory moved while the row ran.
 void note_row_copy(Row& r, double before, double after);
 
+// Writes `text` to the file `path` (replacing it); raises grain::Error naming the file and `what`
+// where it cannot be created or written.
+void write_output_file(const std::string& path, const std::string& text, const char* what);
+
 // "H100 80GB HBM3" on a GPU build with a device, else the CPU model from /proc/cpuinfo.
 std::string host_cpu_name();
 

@@ -5,10 +5,13 @@
 // carries the copy measured around its shape.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "common/ceilings.hpp"
 #include "common/gemm.hpp"
@@ -73,22 +76,35 @@ TEST(BenchReport, RooflinesFollowTheHighestCeilings) {
   EXPECT_EQ(extra(rep.rows[0], "roofline_local"), -1.0);  // no local copy, no local roofline
 
   const std::string path = ::testing::TempDir() + "grain_bench_report_test.json";
+  auto read = [&] {
+    std::ifstream f(path);
+    return nlohmann::json::parse(f);  // throws on malformed JSON, failing the test
+  };
   rep.write_json(path);
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  EXPECT_NE(s.str().find("\"copy_GBps\": 40"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find("\"copy_samples\": 4"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find("\"roofline_local\": 0.5"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find("\"copy_GBps_lowest\": 5"), std::string::npos) << s.str();
-  EXPECT_EQ(s.str().find("peak_library"), std::string::npos) << s.str();  // none named, none written
+  nlohmann::json j = read();
+  EXPECT_EQ(j["copy_GBps"], 40);
+  EXPECT_EQ(j["copy_samples"], 4);
+  EXPECT_EQ(j["copy_GBps_lowest"], 5);
+  EXPECT_FALSE(j.contains("peak_library"));  // none named, none written
+  ASSERT_EQ(j["rows"].size(), rep.rows.size());
+  EXPECT_EQ(j["rows"][2]["roofline_local"], 0.5);
+  EXPECT_EQ(j["rows"][2]["roofline"], 0.0625);
+  EXPECT_FALSE(j["rows"][0].contains("roofline_local"));
 
+  // Names with quotes, backslashes and control characters survive; a non-finite time is null;
+  // byte counts past 2^32 are exact.
   rep.peak_library = "OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX";
+  rep.device = "GPU \"A\"\\1\t\x01";
+  grain::bench::Row odd = row("double", std::nan(""), 6442450944.0, 0);
+  odd.kernel = "K\nL";
+  rep.add(odd);
   rep.write_json(path);
-  std::ifstream g(path);
-  std::stringstream t;
-  t << g.rdbuf();
-  EXPECT_NE(t.str().find("\"peak_library\": \"OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX\""), std::string::npos) << t.str();
+  j = read();
+  EXPECT_EQ(j["peak_library"], "OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX");
+  EXPECT_EQ(j["device"], rep.device);
+  EXPECT_EQ(j["rows"].back()["kernel"], "K\nL");
+  EXPECT_TRUE(j["rows"].back()["ms"].is_null());
+  EXPECT_EQ(j["rows"].back()["bytes"].get<std::int64_t>(), 6442450944LL);
   std::remove(path.c_str());
 }
 

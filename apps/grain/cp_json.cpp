@@ -1,0 +1,37 @@
+// `grain cp-als --json`: the run's summary as JSON. Compiled as C++ in every build, so that
+// nlohmann/json never passes through nvcc.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "common/report.hpp"
+#include "grain/cp/cp_als.hpp"
+
+namespace grain::cli {
+
+void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res) {
+  using json = nlohmann::ordered_json;
+  json out = {{"file", run.file},       {"dims", run.dims},   {"nnz", run.nnz},
+              {"rank", run.rank},       {"backend", run.backend}, {"dtype", run.dtype},
+              {"seed", run.seed}};
+  json algorithms = json::array();
+  for (const auto a : res.algorithms) algorithms.push_back(cp::mttkrp_algorithm_name(a));
+  out["mttkrp"] = algorithms;
+  out["mttkrp_seconds_per_mode"] = res.mttkrp_seconds_per_mode;
+  json iterations = json::array();
+  for (const auto& it : res.iterations)
+    iterations.push_back({{"iteration", it.iteration}, {"fit", it.fit}, {"change", it.change},
+                          {"seconds", it.seconds}, {"mttkrp_seconds", it.mttkrp_seconds}});
+  out["iterations"] = iterations;
+  const auto iters = static_cast<double>(res.iterations.size());
+  out["fit"] = res.fit;
+  out["seconds"] = res.seconds;
+  out["seconds_per_iteration"] = iters > 0 ? res.seconds / iters : 0.0;
+  out["setup_seconds"] = res.setup_seconds;
+  out["pseudo_inverse"] = res.used_pseudo_inverse;
+  bench::write_output_file(path, out.dump(1) + "\n", "the CP-ALS summary");
+}
+
+}  // namespace grain::cli
