@@ -14,7 +14,12 @@ The BLAS peers read row-major cells, so a LayoutLeft suite times them on LayoutR
 outside the timing. A user holding LayoutLeft data must also transpose both operands into that
 form and the output back: at least 2 (bytes) / (copy bandwidth) more, since each of those bytes
 is read and written once more. For a LayoutLeft suite, the column "peer + copies (bound) / Auto"
-divides that lower bound, the peer's time plus 2 bytes / copy_GBps, by Auto's time."""
+divides that lower bound, the peer's time plus 2 bytes / copy_GBps, by Auto's time.
+
+--by-kernel prints the table docs/performance.md shows instead: one row a kernel and element type,
+the roofline of Auto's pick in each case (against the copy measured beside the row where the file
+has it, `roofline_local`, else the run's ceiling), the worst auto/best, the range of peer/Auto and
+the least torch/Auto."""
 import argparse
 import json
 
@@ -26,6 +31,7 @@ def main():
     ap.add_argument("suite")
     ap.add_argument("torch", nargs="?")
     ap.add_argument("--kernels", default="", help="only kernels whose name contains this")
+    ap.add_argument("--by-kernel", action="store_true", help="one row a kernel and element type")
     a = ap.parse_args()
     suite = json.load(open(a.suite))
     rows = [r for r in suite["rows"] if a.kernels in r["kernel"]]
@@ -40,6 +46,19 @@ def main():
         k = (r["kernel"], r["case"], r["dtype"])
         if k not in keys:
             keys.append(k)
+    shapes = []  # (key, Auto's row, the fastest grain row, the peer row or None, torch ms, torch row-major ms)
+    for k in keys:
+        mine = [r for r in rows if (r["kernel"], r["case"], r["dtype"]) == k]
+        grain_rows = [r for r in mine if r["algorithm"] not in PEERS]
+        auto = [r for r in grain_rows if r.get("selected")]
+        if not auto:
+            continue
+        peer = [r for r in mine if r["algorithm"] in PEERS]
+        shapes.append((k, auto[0], min(grain_rows, key=lambda r: r["ms"]), peer[0] if peer else None,
+                       torch.get(k + (1 if left else 0,), torch.get(k + (0,))), torch.get(k + (0,))))
+    if a.by_kernel:
+        by_kernel(shapes)
+        return
     print("Device %s, copy %.0f GB/s, GEMM peak %.0f / %.0f GFLOP/s (float / double)." %
           (suite["device"], suite["copy_GBps"], suite["peak_GFLOPs"]["float"], suite["peak_GFLOPs"]["double"]))
     print()
@@ -48,29 +67,39 @@ def main():
           + (" torch row-major / Auto |" if both else ""))
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if left else "")
           + " --- | --- |" + (" --- |" if both else ""))
-    for k in keys:
-        mine = [r for r in rows if (r["kernel"], r["case"], r["dtype"]) == k]
-        grain_rows = [r for r in mine if r["algorithm"] not in PEERS]
-        auto = [r for r in grain_rows if r.get("selected")]
-        if not auto:
-            continue
-        auto = auto[0]
-        best = min(grain_rows, key=lambda r: r["ms"])
-        peer = [r for r in mine if r["algorithm"] in PEERS]
-        t = torch.get(k + (1 if left else 0,), torch.get(k + (0,)))
-        t_rm = torch.get(k + (0,))
+    for k, auto, best, peer, t, t_rm in shapes:
         bound = "-"
         if peer and left:
             copies_ms = 2.0 * auto["bytes"] / (suite["copy_GBps"] * 1e9) * 1e3
-            bound = "%.2f" % ((peer[0]["ms"] + copies_ms) / auto["ms"])
+            bound = "%.2f" % ((peer["ms"] + copies_ms) / auto["ms"])
         print(("| %s | %s | %s | %s | %.3f | %.2f | %s (%.3f) | %.2f | %s | %s |%s %s | %s |" % (
             k[0], k[1], k[2], auto["algorithm"], auto["ms"], auto["roofline"], best["algorithm"], best["ms"],
             auto["ms"] / best["ms"],
-            "%.3f" % peer[0]["ms"] if peer else "-", "%.2f" % (peer[0]["ms"] / auto["ms"]) if peer else "-",
+            "%.3f" % peer["ms"] if peer else "-", "%.2f" % (peer["ms"] / auto["ms"]) if peer else "-",
             (" %s |" % bound) if left else "",
             "%.3f" % t if t else "-", "%.2f" % (t / auto["ms"]) if t else "-"))
               + ((" %s |" % ("%.2f" % (t_rm / auto["ms"]) if t_rm else "-")) if both else ""))
 
+
+def by_kernel(shapes):
+    cases = ["Q1", "Q2", "Q3", "Q4"]
+    head = ["kernel", "dtype"] + ["%s roofline" % c for c in cases] + ["auto/best (worst)", "peer/auto",
+                                                                        "torch/auto (least)"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
+    groups = {}
+    for shape in shapes:
+        groups.setdefault(shape[0][0], {}).setdefault(shape[0][2], {})[shape[0][1]] = shape
+    for kernel, dtypes in groups.items():
+        for dtype in [d for d in ("float", "double") if d in dtypes]:
+            got = dtypes[dtype]
+            roof = ["%.2f" % got[c][1].get("roofline_local", got[c][1]["roofline"]) if c in got else "" for c in cases]
+            worst = max(auto["ms"] / best["ms"] for _, auto, best, _, _, _ in got.values())
+            peer = [p["ms"] / auto["ms"] for _, auto, _, p, _, _ in got.values() if p]
+            torch = [t / auto["ms"] for _, auto, _, _, t, _ in got.values() if t]
+            print("| %s | %s | %s | %.2f | %s | %s |" % (
+                kernel, dtype, " | ".join(roof), worst, "%.2f-%.2f" % (min(peer), max(peer)) if peer else "",
+                "%.2f" % min(torch) if torch else ""))
 
 if __name__ == "__main__":
     main()
