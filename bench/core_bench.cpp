@@ -3,41 +3,35 @@
 #include <cstdio>
 #include <string>
 
-#include "../apps/grain/commands.hpp"
 #include "core_bench.hpp"
+#include "grain/core/backends.hpp"
 
-namespace grain::cli {
+namespace grain::bench {
 
 namespace {
 
-using bench::Report;
-using bench::Row;
-
-void print_ratios(const Report& rep) {
-  std::printf("\ngrain / hand-written time (median; 1.00 = equal, < 1.05 is the goal):\n");
+void print_ratios(std::FILE* out, const Report& rep) {
+  std::fprintf(out, "\ngrain / hand-written time (median; 1.00 = equal, < 1.05 is the goal):\n");
   for (const Row& g : rep.rows) {
     if (g.algorithm.rfind("grain-", 0) != 0) continue;
     const std::string hand = "hand-" + g.algorithm.substr(6);
     for (const Row& h : rep.rows)
       if (h.kernel == g.kernel && h.algorithm == hand)
-        std::printf("  %-6s %-7s %.3f  (grain %.1f GB/s, hand %.1f GB/s)\n", g.kernel.c_str(),
+        std::fprintf(out, "  %-6s %-7s %.3f  (grain %.1f GB/s, hand %.1f GB/s)\n", g.kernel.c_str(),
                     g.algorithm.substr(6).c_str(), g.ms / h.ms, g.GBps, h.GBps);
   }
 }
 
 }  // namespace
 
-int run_bench_core(const Args& args) {
-  args.expect_only({"--backend", "--n", "--gpu-n", "--reps", "--json"}, {});
-  const std::string backend = args.value("--backend", "all");
-  const long long n_host = args.integer("--n", 1 << 25);       // 256 MiB per array
-  const long long n_gpu = args.integer("--gpu-n", 1 << 28);    // 2 GiB per array
-  const int reps = static_cast<int>(args.integer("--reps", 20));
-  const std::string json = args.value("--json", "");
-  if (n_host < 1 || n_gpu < 1 || reps < 1)
-    impl::throw_error("--n, --gpu-n and --reps must be positive");
-  if (backend != "all" && backend != "serial" && backend != "openmp" && backend != "cuda")
-    impl::throw_error("--backend must be serial, openmp, cuda or all; got '", backend, "'");
+void run_core_bench(const CoreBenchOptions& opt) {
+  const std::string& backend = opt.backend;
+  const long long n_host = opt.n_host, n_gpu = opt.n_gpu;
+  const int reps = opt.reps;
+  const std::string& json = opt.json;
+  if (n_host < 1 || n_gpu < 1 || reps < 1) impl::throw_error("array sizes and repetitions must be positive");
+  if (backend != "all") check_backend(backend);
+  std::FILE* out = json == "-" ? stderr : stdout;
 
   Report rep;
   rep.backend = backend == "all" ? "mixed" : backend;
@@ -69,25 +63,24 @@ int run_bench_core(const Args& args) {
     if (!ran) {
       rep = gpu;
     } else {
-      rep.print_table();
-      print_ratios(rep);
-      std::printf("\n");
+      rep.print_table(out);
+      print_ratios(out, rep);
+      std::fprintf(out, "\n");
       rep.device += " + " + gpu.device;
       for (auto& r : gpu.rows) rep.rows.push_back(r);
       rep.copy_GBps = gpu_copy;
-      gpu.print_table();
-      print_ratios(gpu);
+      gpu.print_table(out);
+      print_ratios(out, gpu);
       if (!json.empty()) rep.write_json(json);
-      return 0;
+      return;
     }
     ran = true;
   }
 #endif
   if (!ran) impl::throw_error("back end '", backend, "' is not available in this build");
-  rep.print_table();
-  print_ratios(rep);
+  rep.print_table(out);
+  print_ratios(out, rep);
   if (!json.empty()) rep.write_json(json);
-  return 0;
 }
 
-}  // namespace grain::cli
+}  // namespace grain::bench

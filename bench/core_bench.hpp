@@ -17,7 +17,21 @@
 #include "core_hand.hpp"
 #include "grain/grain.hpp"
 
-namespace grain::cli::core {
+namespace grain::bench {
+
+// `grain bench core`: the options and the run (core_bench.cpp).
+struct CoreBenchOptions {
+  std::string backend = "all";    // serial, openmp, cuda or all
+  long long n_host = 1LL << 25;   // elements per array on the host (256 MiB)
+  long long n_gpu = 1LL << 28;    // on the GPU (2 GiB)
+  int reps = 20;
+  std::string json;               // "" none, "-" standard output
+};
+void run_core_bench(const CoreBenchOptions& opt);
+
+}  // namespace grain::bench
+
+namespace grain::bench::core {
 
 using bench::Report;
 using bench::Row;
@@ -103,4 +117,4 @@ void run_backend(Report& rep, const Inputs& in, int reps, HandTriad hand_triad, 
 void run_backend_cuda(Report& rep, const Inputs& in, int reps);
 #endif
 
-}  // namespace grain::cli::core
+}  // namespace grain::bench::core

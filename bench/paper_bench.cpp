@@ -9,20 +9,18 @@
 #include <cstdio>
 #include <string>
 
-#include "../apps/grain/commands.hpp"
+#include "grain/core/backends.hpp"
 #include "paper_bench.hpp"
 
-namespace grain::cli {
+namespace grain::bench {
 
 namespace {
 
-using bench::Report;
-using bench::Row;
 using paper::PaperOptions;
 
 // grain time / hand-written time per kernel, back end and size.
-void print_ratios(const Report& rep) {
-  std::printf("\ngrain / hand-written time (median; 1.00 = equal, <= 1.05 is the goal):\n");
+void print_ratios(std::FILE* out, const Report& rep) {
+  std::fprintf(out, "\ngrain / hand-written time (median; 1.00 = equal, <= 1.05 is the goal):\n");
   for (const Row& g : rep.rows) {
     if (g.algorithm.rfind("grain-", 0) != 0) continue;
     std::string backend = g.algorithm.substr(6);
@@ -31,7 +29,7 @@ void print_ratios(const Report& rep) {
     for (const Row& h : rep.rows)
       if (h.kernel == g.kernel && h.case_name == g.case_name &&
           (h.algorithm == "hand-" + backend || (backend == "cuda" && h.algorithm == "cublas")))
-        std::printf("  %-12s %-18s N=%-10s vs %-12s %.3f  (%.1f GB/s vs %.1f GB/s)\n",
+        std::fprintf(out, "  %-12s %-18s N=%-10s vs %-12s %.3f  (%.1f GB/s vs %.1f GB/s)\n",
                     g.kernel.c_str(), g.algorithm.c_str(), g.case_name.c_str(),
                     h.algorithm.c_str(), g.ms / h.ms, g.GBps, h.GBps);
   }
@@ -39,21 +37,20 @@ void print_ratios(const Report& rep) {
 
 }  // namespace
 
-int run_bench_paper(const Args& args) {
-  args.expect_only({"--backend", "--kernel", "--min-n", "--max-n", "--reps", "--json"}, {});
-  const std::string backend = args.value("--backend", "all");
-  const std::string kernel = args.value("--kernel", "all");
-  const long long max_n = args.integer("--max-n", 0);
+bool run_paper_bench(const PaperBenchOptions& po) {
+  const std::string& backend = po.backend;
+  const std::string& kernel = po.kernel;
+  const long long max_n = po.max_n;
+  const std::string& json = po.json;
   PaperOptions opt;
-  opt.min_n = args.integer("--min-n", 1000);
-  opt.reps = static_cast<int>(args.integer("--reps", 10));
-  const std::string json = args.value("--json", "");
-  if (backend != "all" && backend != "serial" && backend != "openmp" && backend != "cuda")
-    impl::throw_error("--backend must be serial, openmp, cuda or all; got '", backend, "'");
+  opt.min_n = po.min_n;
+  opt.reps = po.reps;
+  if (backend != "all") check_backend(backend);
   if (kernel != "all" && kernel != "hex" && kernel != "mgs")
-    impl::throw_error("--kernel must be hex, mgs or all; got '", kernel, "'");
+    impl::throw_error("kernel must be hex, mgs or all; got '", kernel, "'");
   if (opt.min_n < 1 || max_n < 0 || opt.reps < 1)
-    impl::throw_error("--min-n and --reps must be positive and --max-n non-negative");
+    impl::throw_error("the smallest size and the repetitions must be positive, the largest size non-negative");
+  std::FILE* out = json == "-" ? stderr : stdout;
   opt.hex = kernel != "mgs";
   opt.mgs = kernel != "hex";
 
@@ -90,16 +87,16 @@ int run_bench_paper(const Args& args) {
   }
 #endif
   if (!ran) impl::throw_error("back end '", backend, "' is not available in this build");
-  rep.print_table();
-  print_ratios(rep);
+  rep.print_table(out);
+  print_ratios(out, rep);
   if (!json.empty()) rep.write_json(json);
   for (const Row& r : rep.rows)
     if (!r.verified) {
       std::fprintf(stderr, "grain bench paper: %s %s N=%s failed its correctness check\n",
                    r.kernel.c_str(), r.algorithm.c_str(), r.case_name.c_str());
-      return 1;
+      return false;
     }
-  return 0;
+  return true;
 }
 
-}  // namespace grain::cli
+}  // namespace grain::bench

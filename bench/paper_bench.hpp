@@ -21,7 +21,23 @@
 #include "hex_gradient/hex_gradient.hpp"
 #include "hex_gradient/hex_gradient_hand.hpp"
 
-namespace grain::cli::paper {
+namespace grain::bench {
+
+// `grain bench paper`: the options and the run (paper_bench.cpp). Returns false when a row failed
+// its correctness check (each is named on standard error).
+struct PaperBenchOptions {
+  std::string backend = "all";  // serial, openmp, cuda or all
+  std::string kernel = "all";   // hex, mgs or all
+  long long min_n = 1000;
+  long long max_n = 0;          // 0: what fits and finishes in minutes on each back end
+  int reps = 10;
+  std::string json;             // "" none, "-" standard output
+};
+bool run_paper_bench(const PaperBenchOptions& opt);
+
+}  // namespace grain::bench
+
+namespace grain::bench::paper {
 
 namespace ex = grain::examples;
 using bench::Report;
@@ -182,4 +198,4 @@ void bench_backend(Report& rep, const PaperOptions& opt, std::size_t copy_bytes)
 void bench_backend_cuda(Report& rep, const PaperOptions& opt, std::size_t copy_bytes);
 #endif
 
-}  // namespace grain::cli::paper
+}  // namespace grain::bench::paper

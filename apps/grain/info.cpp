@@ -42,9 +42,7 @@ double copy_bandwidth_GBps(std::size_t n) {
 
 }  // namespace
 
-int run_info(const Args& args) {
-  args.expect_only({}, {"--no-bandwidth"});
-  const bool quick = !args.has("--no-bandwidth");
+int run_info(bool bandwidth) {
   std::printf("grain %s\n", GRAIN_VERSION_STRING);
   std::printf("back ends: serial");
 #if defined(GRAIN_ENABLE_OPENMP)
@@ -73,7 +71,7 @@ int run_info(const Args& args) {
 #else
   std::printf("gpu: CUDA back end not compiled in\n");
 #endif
-  if (!quick) return 0;
+  if (!bandwidth) return 0;
   const std::size_t host_n = std::size_t(1) << 24;  // 128 MiB per array: past any CPU cache
   std::printf("copy bandwidth (b = a, bytes read + written):\n");
   std::printf("  serial  %8.1f GB/s\n", copy_bandwidth_GBps<Serial>(host_n));

@@ -1,127 +1,182 @@
-// grain: the command-line tool. `grain help` lists the subcommands.
+// grain: the command-line tool. `grain --help` lists the commands, `grain <command> --help` each
+// command's options with their defaults and ranges.
+//
+// Exit status: 0 on success, 1 when the work fails (a bad input file, a failed check), 2 on a
+// usage error (an unknown command or option, a missing or out-of-range value).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
+#include "cli.hpp"
 #include "commands.hpp"
-#include "common/gemm.hpp"
-#include "grain/core/error.hpp"
+#include "grain/core/config.hpp"
+#include "grain/core/progress.hpp"
 
 namespace grain::cli {
 
-bool Args::has(const std::string& flag) const {
-  for (const auto& a : items)
-    if (a == flag) return true;
-  return false;
-}
+namespace {
+std::function<int()> g_action;
+bool g_quiet = false;
+char** g_argv = nullptr;
 
-std::string Args::value(const std::string& key, const std::string& fallback) const {
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i] == key) {
-      if (i + 1 >= items.size()) impl::throw_error("option ", key, " needs a value");
-      return items[i + 1];
+// Levenshtein distance: how far a mistyped name is from a known one.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
     }
   }
-  return fallback;
+  return row[b.size()];
 }
 
-long long Args::integer(const std::string& key, long long fallback) const {
-  const std::string v = value(key, "");
-  if (v.empty()) return fallback;
-  std::size_t used = 0;
-  long long out = 0;
-  try {
-    out = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
+// The closest of `names` to `word`, when close enough to be a typo ("" otherwise).
+std::string closest(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(word, n);
+    if (d < best_d) best_d = d, best = n;
   }
-  if (used != v.size()) impl::throw_error("option ", key, " takes an integer, got '", v, "'");
-  return out;
+  return best;
 }
 
-void Args::expect_only(const std::vector<std::string>& with_value,
-                       const std::vector<std::string>& flags) const {
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string& a = items[i];
-    bool ok = false;
-    for (const auto& k : with_value)
-      if (a == k) {
-        ok = true;
-        ++i;
-      }
-    for (const auto& k : flags) ok = ok || a == k;
-    if (!ok) impl::throw_error("unknown argument '", a, "' (see grain help)");
+// The deepest command the line selected.
+const CLI::App* selected(const CLI::App& app) {
+  const CLI::App* cur = &app;
+  for (;;) {
+    const auto subs = cur->get_subcommands();
+    if (subs.empty()) return cur;
+    cur = subs.front();
   }
 }
 
-}  // namespace grain::cli
+std::string command_path(const CLI::App* cmd) {
+  std::string path;
+  for (const CLI::App* c = cmd; c; c = c->get_parent()) path = c->get_name() + (path.empty() ? "" : " ") + path;
+  return path;
+}
 
-namespace {
-
-using Handler = int (*)(const grain::cli::Args&);
-struct Command {
-  const char* name;   // "info", or "bench contract" for a two-word command
-  Handler run;
-  const char* help;
-};
-
-// Every subcommand, one line each. Handlers validate their own options.
-const Command kCommands[] = {
-    {"info", grain::cli::run_info, "version, back ends, GPU, threads, quick copy bandwidth [--no-bandwidth]"},
-    {"bench core", grain::cli::run_bench_core, "triad and dot: grain against hand-written OpenMP/CUDA"},
-    {"bench paper", grain::cli::run_bench_paper, "the 2011 paper's hex gradients and Gram-Schmidt: grain vs hand-written"},
-    {"bench contract", grain::cli::run_bench_contract, "the nine contractions, every algorithm vs copy/GEMM ceilings and cuBLAS/OpenBLAS: [--kernel --case --dtype --backend --algorithm --layout --budget-mib --reps --json --sweep]"},
-    {"tune", grain::cli::run_tune, "measure the contraction algorithms on this device and write the tuning file Auto reads [--backend --output --quick --budget-mib]"},
-    {"cp-als", grain::cli::run_cp_als, "CP decomposition of a sparse tensor: FILE --rank R [--maxiters --tol --seed --mttkrp --backend --dtype --init --output --json]"},
-    {"generate", grain::cli::run_generate, "synthetic sparse tensor: --kind random-ktensor|skewed|lowrank --dims AxBxC --nnz N --output FILE"},
-    {"bench mttkrp", grain::cli::run_bench_mttkrp, "every MTTKRP algorithm per mode and CP-ALS iterations on a tensor FILE or a generated one"},
-};
-
-void usage() {
-  std::puts("usage: grain <command> [options]\n\ncommands:");
-  for (const auto& c : kCommands) std::printf("  %-16s %s\n", c.name, c.help);
-  std::printf("  %-16s %s\n", "help", "this text");
+// Arguments no option or command took: a usage error naming the first, with the closest known
+// option or command when there is one.
+void reject_extras(const CLI::App& app) {
+  const CLI::App* cmd = selected(app);
+  const std::vector<std::string> extras = cmd->remaining();
+  if (extras.empty()) return;
+  const std::string& word = extras.front();
+  std::vector<std::string> names;
+  const bool is_option = word.size() > 1 && word[0] == '-';
+  if (is_option) {
+    for (const CLI::Option* o : cmd->get_options())
+      for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  } else {
+    for (const CLI::App* s : cmd->get_subcommands({})) names.push_back(s->get_name());
+  }
+  const std::string name = is_option ? word.substr(0, word.find('=')) : word;
+  const std::string hint = closest(name, names);
+  std::string what;
+  if (is_option)
+    what = "unknown option '" + name + "'";
+  else if (cmd->get_subcommands({}).empty())
+    what = "unexpected argument '" + word + "'";
+  else
+    what = "unknown command '" + word + "'";
+  throw CLI::ExtrasError(what + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                         CLI::ExitCodes::ExtrasError);
 }
 
 }  // namespace
 
+void set_action(std::function<int()> action) { g_action = std::move(action); }
+bool quiet() { return g_quiet; }
+char** program_argv() { return g_argv; }
+
+void add_quiet_flag(CLI::App* cmd, const std::string& also) {
+  cmd->add_flag("--quiet", g_quiet, "no progress line on standard error" + (also.empty() ? "" : "; " + also));
+}
+
+}  // namespace grain::cli
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    usage();
-    return 2;
+  using namespace grain::cli;
+  g_argv = argv;
+  CLI::App app("grain " GRAIN_VERSION_STRING
+               ": performance-portable tensor kernels (contractions, sparse CP-ALS) on CPUs and GPUs",
+               "grain");
+  app.set_version_flag("--version", "grain " GRAIN_VERSION_STRING);
+  app.require_subcommand(1);
+  app.allow_extras();
+  app.footer("Run 'grain <command> --help' for a command's options. Documentation: docs/cli.md");
+  app.option_defaults()->always_capture_default();
+
+  add_cp_commands(app);
+  add_bench_commands(app);
+  add_tune_command(app);
+  bool no_bandwidth = false;
+  CLI::App* info = app.add_subcommand("info", "version, back ends, GPU, threads, quick copy bandwidth");
+  info->add_flag("--no-bandwidth", no_bandwidth, "skip the copy-bandwidth measurement");
+  info->callback([&] { set_action([&] { return run_info(!no_bandwidth); }); });
+  // `grain help [command...]`: the same text as --help.
+  std::vector<std::string> help_topic;
+  CLI::App* help = app.add_subcommand("help", "this text, or a command's options: grain help cp-als");
+  help->add_option("command", help_topic, "the command to describe");
+  help->allow_extras();
+
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->allow_extras();
+    for (CLI::App* subsub : sub->get_subcommands({})) subsub->allow_extras();
   }
-  std::string cmd = argv[1];
-  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    usage();
-    return 0;
-  }
-  const Command* found = nullptr;
-  int first_arg = 2;
-  for (const auto& c : kCommands) {
-    if (argc > 2 && cmd + " " + argv[2] == c.name) {
-      found = &c;
-      first_arg = 3;
-      break;
-    }
-  }
-  if (!found)
-    for (const auto& c : kCommands)
-      if (cmd == c.name) found = &c;
-  if (!found) {
-    std::fprintf(stderr, "grain: unknown command '%s%s%s'\n", cmd.c_str(), argc > 2 ? " " : "",
-                 argc > 2 ? argv[2] : "");
-    usage();
-    return 2;
-  }
-  // The benchmarks' CPU GEMM ceiling and peer: OpenBLAS with the kernels this CPU runs.
-  if (cmd == "bench") grain::bench::openblas_use_cpu_kernels(argv);
-  grain::cli::Args args;
-  for (int i = first_arg; i < argc; ++i) args.items.emplace_back(argv[i]);
+
   try {
-    return found->run(args);
+    app.parse(argc, argv);
+    if (app.got_subcommand(help)) {
+      const CLI::App* topic = &app;
+      for (const std::string& word : help_topic) {
+        const auto subs = topic->get_subcommands({});
+        const auto it = std::find_if(subs.begin(), subs.end(),
+                                     [&](const CLI::App* s) { return s->get_name() == word; });
+        if (it == subs.end()) throw CLI::ExtrasError("grain help: unknown command '" + word + "'", 109);
+        topic = *it;
+      }
+      const std::string parent = topic->get_parent() ? command_path(topic->get_parent()) : "";
+      std::fputs(topic->help(parent).c_str(), stdout);
+      return 0;
+    }
+    reject_extras(app);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    std::printf("%s\n", e.what());
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    const std::string cmd = command_path(selected(app));
+    std::fprintf(stderr, "%s: usage error: %s\nRun '%s --help' for the options.\n", cmd.c_str(), e.what(),
+                 cmd.c_str());
+    return 2;
+  } catch (const std::exception& e) {  // a runner's validation in a callback
+    std::fprintf(stderr, "%s: error: %s\n", command_path(selected(app)).c_str(), e.what());
+    return 1;
+  }
+  grain::set_progress_enabled(!quiet() && ::isatty(STDERR_FILENO));
+  try {
+    return g_action ? g_action() : 0;
+  } catch (const CLI::ParseError& e) {  // a usage error found when the values are combined
+    const std::string cmd = command_path(selected(app));
+    std::fprintf(stderr, "%s: usage error: %s\nRun '%s --help' for the options.\n", cmd.c_str(), e.what(),
+                 cmd.c_str());
+    return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "grain %s: error: %s\n", found->name, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", command_path(selected(app)).c_str(), e.what());
     return 1;
   }
 }

@@ -33,6 +33,9 @@
 namespace grain::cp {
 
 enum class MttkrpAlgorithm { Auto, Atomic, Team, Perm, Tiled, Privatized };
+inline constexpr MttkrpAlgorithm kAllMttkrpAlgorithms[] = {
+    MttkrpAlgorithm::Auto, MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team,
+    MttkrpAlgorithm::Perm, MttkrpAlgorithm::Tiled,  MttkrpAlgorithm::Privatized};
 
 inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
   switch (a) {
@@ -47,8 +50,7 @@ inline const char* mttkrp_algorithm_name(MttkrpAlgorithm a) {
 }
 
 inline MttkrpAlgorithm parse_mttkrp_algorithm(const std::string& s) {
-  for (auto a : {MttkrpAlgorithm::Auto, MttkrpAlgorithm::Atomic, MttkrpAlgorithm::Team,
-                 MttkrpAlgorithm::Perm, MttkrpAlgorithm::Tiled, MttkrpAlgorithm::Privatized})
+  for (auto a : kAllMttkrpAlgorithms)
     if (s == mttkrp_algorithm_name(a)) return a;
   grain::impl::throw_error("unknown MTTKRP algorithm '", s, "' (auto, atomic, team, perm, tiled, privatized)");
 }

@@ -1,0 +1,64 @@
+// `grain cp-als` and `grain generate`: their options (the runners are in cp_commands.cpp).
+#include "cli.hpp"
+#include "commands.hpp"
+#include "grain/cp/mttkrp.hpp"
+
+namespace grain::cli {
+
+namespace {
+
+void add_cp_als(CLI::App& app) {
+  static CpAlsCommand c;
+  CLI::App* cmd = app.add_subcommand("cp-als", "CP decomposition of a sparse tensor by alternating least squares");
+  cmd->add_option("FILE", c.file, "the tensor: .tns, .tns.gz (FROSTT text) or grain's binary form")
+      ->required()->check(CLI::ExistingFile);
+  cmd->add_option("--rank,-r", c.rank, "components R")->required()->check(CLI::Range(1, 1024));
+  cmd->add_option("--maxiters", c.maxiters, "iterations at most")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--tol", c.tol, "stop when the fit changes by less")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", c.seed, "random start's seed")->check(CLI::Range(0ULL, 1ULL << 62));
+  std::vector<std::string> algorithms;
+  for (cp::MttkrpAlgorithm a : cp::kAllMttkrpAlgorithms) algorithms.push_back(cp::mttkrp_algorithm_name(a));
+  cmd->add_option("--mttkrp", c.mttkrp, "MTTKRP algorithm (auto: chosen per mode)")
+      ->check(CLI::IsMember(algorithms));
+  add_backend_option(cmd, c.backend);
+  add_dtype_option(cmd, c.dtype);
+  cmd->add_option("--init", c.init, "start from the factors written by --output PREFIX")->type_name("PREFIX");
+  cmd->add_option("--output", c.output, "write the factors to PREFIX_lambda.txt, PREFIX_mode<n>.txt")
+      ->type_name("PREFIX");
+  add_json_option(cmd, c.json, "the run's summary and per-iteration fit");
+  static std::vector<long long> dims;
+  cmd->add_option("--dims", dims, "mode sizes, for a .tns whose largest indices are not the sizes")
+      ->delimiter('x')->type_name("AxBxC")->check(CLI::PositiveNumber);
+  add_quiet_flag(cmd);
+  cmd->footer("Example: grain cp-als tensor.tns --rank 16 --json -");
+  cmd->callback([] {
+    if (!dims.empty()) c.dims = checked_dims(dims, "--dims");
+    set_action([] { return run_cp_als(c); });
+  });
+}
+
+void add_generate(CLI::App& app) {
+  static GenerateCommand c;
+  static GeneratorArgs g;
+  CLI::App* cmd = app.add_subcommand("generate", "a synthetic sparse tensor, written to a file");
+  add_generator_options(cmd, g);
+  cmd->add_option("--output,-o", c.output,
+                  "the file: .tns or .tns.gz for FROSTT text, any other name for grain's binary form")
+      ->required();
+  add_dtype_option(cmd, c.dtype);
+  add_quiet_flag(cmd);
+  cmd->footer("Example: grain generate --kind skewed --dims 1000x2000x3000 --nnz 1000000 --output t.tns");
+  cmd->callback([] {
+    c.gen = generator_options(g);
+    set_action([] { return run_generate(c); });
+  });
+}
+
+}  // namespace
+
+void add_cp_commands(CLI::App& app) {
+  add_generate(app);
+  add_cp_als(app);
+}
+
+}  // namespace grain::cli
