@@ -51,20 +51,27 @@ Progress::~Progress() {
   }
 }
 
-void Progress::update(double done) {
-  done_ = done;
-  if (!active_) return;
+void Progress::update(std::uint64_t done) {
+  done_.store(done, std::memory_order_relaxed);
+  if (active_) maybe_draw();
+}
+
+void Progress::add(std::uint64_t n) {
+  done_.fetch_add(n, std::memory_order_relaxed);
+  if (active_) maybe_draw();
+}
+
+void Progress::maybe_draw() {
+  std::unique_lock<std::mutex> lock(draw_, std::try_to_lock);
+  if (!lock) return;  // another thread is drawing
   const auto now = std::chrono::steady_clock::now();
   if (now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
-  draw();
-}
-
-void Progress::draw() {
+  const double done = static_cast<double>(done_.load(std::memory_order_relaxed));
   const double elapsed = std::chrono::duration<double>(last_ - start_).count();
-  std::string line = what_ + ": " + amount(done_, unit_);
+  std::string line = what_ + ": " + amount(done, unit_);
   if (total_ > 0) {
-    const double f = done_ / total_;
+    const double f = done / total_;
     char pct[16];
     std::snprintf(pct, sizeof pct, " (%.0f%%)", 100 * f);
     line += " of " + amount(total_, unit_);

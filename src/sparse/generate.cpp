@@ -1,6 +1,8 @@
 // Synthetic tensors: see include/grain/sparse/generate.hpp.
 #include "grain/sparse/generate.hpp"
 
+#include "grain/core/progress.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -137,6 +139,7 @@ SparseTensor<T, HostSpace> sampled(const GenerateOptions& o) {
   const index_type block = 1 << 16;
   const index_type nblocks = (o.samples + block - 1) / block;
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(o.samples));
+  Progress progress("generating", static_cast<double>(o.samples), "samples");
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
@@ -154,6 +157,7 @@ SparseTensor<T, HostSpace> sampled(const GenerateOptions& o) {
       }
       keys[s] = pk.pack(c, N);
     }
+    progress.add(static_cast<std::uint64_t>(hi - lo));
   }
   sort_keys(keys);
   // Repeated coordinates become one nonzero whose value is the count.

@@ -1,6 +1,8 @@
 // .tns text and the binary form: reading (memory map, parallel from_chars parse) and writing.
 #include "grain/sparse/io.hpp"
 
+#include "grain/core/progress.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -73,6 +75,9 @@ class FileText {
     gzFile f = gzopen(path_.c_str(), "rb");
     if (!f) impl::throw_error(path_, ": cannot open (", std::strerror(errno), ")");
     gzbuffer(f, 1 << 20);
+    struct stat st {};
+    const double compressed = ::stat(path_.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0.0;
+    Progress progress(path_ + ": decompressing", compressed, "bytes");
     std::size_t used = 0;
     buffer_.resize(1 << 22);
     for (;;) {
@@ -87,6 +92,7 @@ class FileText {
       }
       if (got == 0) break;
       used += static_cast<std::size_t>(got);
+      progress.update(static_cast<std::uint64_t>(gzoffset(f)));
     }
     gzclose(f);
     buffer_.resize(used);
@@ -302,12 +308,14 @@ SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const s
     b = e;
   }
   const int nchunks = static_cast<int>(chunks.size());
+  Progress progress(name + ": parsing", static_cast<double>(size), "bytes");
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
 #endif
   for (int k = 0; k < nchunks; ++k) {
     try {
       parse_chunk(chunks[k], nmodes, opts.dims, line_bytes);
+      progress.add(static_cast<std::uint64_t>(chunks[k].end - chunks[k].begin));
     } catch (const std::exception& e) {  // bad_alloc: report, do not terminate
       chunks[k].error.set = true;
       chunks[k].error.message = e.what();
@@ -367,6 +375,7 @@ void write_tns(const std::string& path, const SparseTensor<T, HostSpace>& X) {
   const index_type piece = 1 << 16;
   const index_type npieces = (nnz + piece - 1) / piece;
   std::vector<std::string> out(npieces);
+  Progress progress(path + ": formatting", static_cast<double>(nnz), "nonzeros");
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 1) if (npieces > 1)
 #endif
@@ -385,6 +394,7 @@ void write_tns(const std::string& path, const SparseTensor<T, HostSpace>& X) {
       *p++ = '\n';
     }
     s.resize(p - s.data());
+    progress.add(static_cast<std::uint64_t>(hi - lo));
   }
   if (ends_with(path, ".gz")) {
     gzFile f = gzopen(path.c_str(), "wb6");

@@ -6,7 +6,10 @@
 // see none of it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace grain {
@@ -22,15 +25,18 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // Work done so far; redraws at most ten times a second. Call from one thread.
-  void update(double done);
-  void add(double n) { update(done_ + n); }
+  // Work done so far, or more work done; any thread may call either (parallel loops do). The
+  // line is redrawn at most ten times a second, by one thread at a time.
+  void update(std::uint64_t done);
+  void add(std::uint64_t n);
 
  private:
-  void draw();
+  void maybe_draw();
   std::string what_, unit_;
-  double total_, done_ = 0;
+  double total_;
+  std::atomic<std::uint64_t> done_{0};
   bool active_, drawn_ = false;
+  std::mutex draw_;
   std::chrono::steady_clock::time_point start_, last_;
 };
 
