@@ -3,7 +3,9 @@
 #   - no tracked file under the source and documentation folders says "session N" or "run N"
 #     (history belongs in git; measured figures in docs/performance.md);
 #   - README.md stays at most 250 lines and docs/performance.md at most 400;
-#   - at most 400 tracked files, and at most 5 MB of tracked content.
+#   - at most 400 tracked files, and at most 5 MB of tracked content;
+#   - the layers (docs/architecture.md): the library (include/, src/) includes neither the
+#     benchmarks nor the tool, and the benchmarks (bench/) never include the tool (apps/).
 # Exits 1 and names each offending line or limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,16 @@ for p in "${paths[@]}"; do [ -e "$p" ] && existing+=("$p"); done
 if hits=$(git grep -nIiE '\b(sessions?|runs?)[ -]#?[0-9]' -- "${existing[@]}" \
             ':!bench/results/' ':!scripts/check-tree.sh'); then
   fail "history in the tree (\"session N\" / \"run N\"): say the rule and its reason instead"
+  echo "$hits" >&2
+fi
+
+# Include paths are relative to include/ and bench/; a layer crossing names the other folder.
+if hits=$(git grep -nE '#include +"(\.\./)*(apps|bench)/|#include +"(common|contract_bench|core_bench|paper_bench|mttkrp_bench)[./]' -- include src); then
+  fail "the library includes the benchmarks or the tool"
+  echo "$hits" >&2
+fi
+if hits=$(git grep -nE '#include +"(\.\./)*apps/|#include +"(cli|commands)\.hpp"' -- bench); then
+  fail "bench/ includes the tool (apps/)"
   echo "$hits" >&2
 fi
 
