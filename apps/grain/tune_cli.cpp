@@ -40,12 +40,12 @@ void add_tune_command(CLI::App& app) {
     o.dtypes = dtypes;
     set_action([] {
       const ContractTuneResult r = contract_tune(o, [](const std::string& line) {
-        if (!quiet()) std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
+        if (!quiet()) {
+          std::printf("%s\n", line.c_str());
+          std::fflush(stdout);
+        }
       });
-      std::printf("grain tune: wrote %d entries for %s (%s) to %s; the tuned choice differs from the "
-                  "untuned Auto in %d of them\n",
-                  r.entries, r.device.c_str(), r.backend.c_str(), r.path.c_str(), r.changed);
+      std::fputs(contract_tune_summary(r).c_str(), stdout);
       return 0;
     });
   });
