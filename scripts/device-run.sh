@@ -29,7 +29,8 @@ if has tests; then
     name=$(basename "$t")
     # As ctest runs it (tests/contract/CMakeLists.txt): the affinity tests need OMP_PROC_BIND at start.
     extra=""; [ "$name" = grain_bench_affinity_tests ] && extra="OMP_PROC_BIND=true"
-    env $extra "$t" --gtest_brief=1 > "$out/r/$name.log" 2>&1
+    # grain_cli_tests runs the tool itself: the unpacked one here.
+    env $extra GRAIN_CLI="$PWD/$G" "$t" --gtest_brief=1 > "$out/r/$name.log" 2>&1
     say "TEST $name rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/$name.log" | tr '\n' ' ')"
     grep -E '^\[  FAILED  \]' "$out/r/$name.log" | head -20 | tee -a "$log"
   done

@@ -39,11 +39,18 @@ const std::string& scratch() {
   return dir;
 }
 
+// The binary under test: $GRAIN_CLI where set (a copy of the build on another machine), else the
+// one this build made.
+std::string binary() {
+  const char* env = std::getenv("GRAIN_CLI");
+  return env && *env ? env : GRAIN_CLI_PATH;
+}
+
 // Runs `grain ARGS` with standard output and error captured apart; standard error is a file, not
 // a terminal, so no progress line may appear.
 Run grain(const std::string& args) {
   const std::string out = scratch() + "/stdout", err = scratch() + "/stderr";
-  const std::string cmd = std::string(GRAIN_CLI_PATH) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  const std::string cmd = binary() + " " + args + " >" + out + " 2>" + err + " </dev/null";
   const int rc = std::system(cmd.c_str());
   Run r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
