@@ -3,6 +3,7 @@
 #include "ceilings.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <cstdint>
@@ -28,6 +29,11 @@ nlohmann::ordered_json json_number(double v) {
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& text, const char* what) {
+  if (path == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      grain::impl::throw_error("writing ", what, " to standard output failed");
+    return;
+  }
   std::ofstream f(path, std::ios::binary);
   if (!f) grain::impl::throw_error("cannot open '", path, "' for writing ", what);
   f << text;

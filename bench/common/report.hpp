@@ -59,8 +59,8 @@ struct Report {
   // carries the extra field "copy_GBps_local" (the copy measured around its shape) also gets
   // "roofline_local": the same floor with that copy bandwidth and this report's peaks.
   Row& add(Row r);
-  // One JSON object in the docs/benchmarks.md format. Raises grain::Error if the file can't be
-  // written.
+  // One JSON object in the docs/benchmarks.md format, to the file `path` or, for "-", to standard
+  // output. Raises grain::Error if it can't be written.
   void write_json(const std::string& path) const;
   // A readable table: kernel, case, dtype, algorithm, ms, GB/s, GFLOP/s, roofline, Auto's pick.
   void print_table(std::FILE* out = stdout) const;
@@ -71,8 +71,8 @@ struct Report {
 // measured) says how far the host's memory moved while the row ran.
 void note_row_copy(Row& r, double before, double after);
 
-// Writes `text` to the file `path` (replacing it); raises grain::Error naming the file and `what`
-// where it cannot be created or written.
+// Writes `text` to the file `path` (replacing it), or to standard output where `path` is "-";
+// raises grain::Error naming the file and `what` where it cannot be created or written.
 void write_output_file(const std::string& path, const std::string& text, const char* what);
 
 // "H100 80GB HBM3" on a GPU build with a device, else the CPU model from /proc/cpuinfo.

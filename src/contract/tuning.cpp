@@ -29,11 +29,6 @@ int contract_shape_class(index_type n) {
 
 namespace {
 
-constexpr ContractKernel kKernels[] = {
-    ContractKernel::DataDataScalar,   ContractKernel::DataDataVector,   ContractKernel::DataDataTensor,
-    ContractKernel::DataFieldScalar,  ContractKernel::DataFieldVector,  ContractKernel::DataFieldTensor,
-    ContractKernel::FieldFieldScalar, ContractKernel::FieldFieldVector, ContractKernel::FieldFieldTensor};
-
 std::vector<std::string> split_tabs(const std::string& line) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -102,7 +97,7 @@ ContractTuningTable ContractTuningTable::parse(std::istream& in, const std::stri
     if (e.key.backend != "cuda" && e.key.backend != "openmp" && e.key.backend != "serial")
       impl::throw_error(where, ": unknown back end '", e.key.backend, "' (cuda, openmp, serial)");
     bool kernel_ok = false;
-    for (ContractKernel k : kKernels) kernel_ok = kernel_ok || e.key.kernel == contract_kernel_name(k);
+    for (ContractKernel k : kAllContractKernels) kernel_ok = kernel_ok || e.key.kernel == contract_kernel_name(k);
     if (!kernel_ok) impl::throw_error(where, ": unknown kernel '", e.key.kernel, "'");
     if (e.key.dtype != "float" && e.key.dtype != "double")
       impl::throw_error(where, ": unknown dtype '", e.key.dtype, "' (float, double)");

@@ -152,3 +152,24 @@ TEST(BenchReport, RowCopyBracket) {
     EXPECT_LT(g, 1e5);
   }
 }
+
+// "-" names standard output: the JSON goes there whole (the human-readable lines of a suite then
+// go to standard error); a file that cannot be opened raises.
+TEST(BenchReport, JsonToStandardOutput) {
+  testing::internal::CaptureStdout();
+  grain::bench::write_output_file("-", "text\n", "a test");
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "text\n");
+
+  grain::bench::Report rep;
+  rep.device = "test", rep.backend = "serial";
+  rep.copy_GBps = 10, rep.peak_GFLOPs_float = 100, rep.peak_GFLOPs_double = 50;
+  rep.add(row("double", 2, 1e6, 1e6));
+  testing::internal::CaptureStdout();
+  rep.write_json("-");
+  const nlohmann::json j = nlohmann::json::parse(testing::internal::GetCapturedStdout());
+  EXPECT_EQ(j["device"], "test");
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["algorithm"], "block");
+
+  EXPECT_THROW(grain::bench::write_output_file("/nonexistent-dir/x.json", "text", "a test"), grain::Error);
+}

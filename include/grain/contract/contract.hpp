@@ -24,6 +24,8 @@
 //
 // Every function flattens the contracted indices into K and hands (C, L, R, K, strides) to one
 // engine (engine.hpp); the algorithms are in algorithms/, the Auto rule in select.hpp.
+// contract_problem(kernel, out, left, right) returns that description without running it, for
+// code that asks what Auto picks or which algorithms apply (the benchmarks, `grain tune`).
 #pragma once
 
 #include <cstdint>
@@ -124,10 +126,13 @@ ContractExec contract_resolve_exec(const char* fn, ContractExec requested) {
   return ContractExec::Serial;
 }
 
-// Family 0: DataData, 1: DataField, 2: FieldField; NK contracted indices.
+// The engine's description of `fn`(out, left, right, opt) after the run-time checks of the call
+// (extents, aliasing): Family 0: DataData, 1: DataField, 2: FieldField; NK contracted indices.
 template <int Family, int NK, class Out, class Left, class Right>
-void contract_generic(const char* fn, ContractKernel kernel, const Out& out, const Left& left,
-                      const Right& right, const ContractOptions& opt) {
+ContractProblem<typename Out::value_type> contract_checked_problem(const char* fn, ContractKernel kernel,
+                                                                   const Out& out, const Left& left,
+                                                                   const Right& right,
+                                                                   const ContractOptions& opt) {
   using T = typename Out::value_type;
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "grain::contract_*: the element type must be float or double");
@@ -217,12 +222,48 @@ void contract_generic(const char* fn, ContractKernel kernel, const Out& out, con
   p.b = right.data();
   p.out = out.data();
   p.canonicalize();
+  return p;
+}
 
+template <int Family, int NK, class Out, class Left, class Right>
+void contract_generic(const char* fn, ContractKernel kernel, const Out& out, const Left& left,
+                      const Right& right, const ContractOptions& opt) {
+  const auto p = contract_checked_problem<Family, NK>(fn, kernel, out, left, right, opt);
   const ContractExec e = contract_resolve_exec<typename Out::memory_space>(fn, opt.exec);
   contract_run(p, opt.algorithm, e);
 }
 
 }  // namespace impl
+
+// The engine's description of the call contract_<kernel>(out, left, right, opt): the
+// impl::ContractProblem (C, L, R, K, the strides, the canonical two-level K, the pointers) that
+// the typed function hands to the engine, built by the same code. Auto's pick for it is
+// impl::contract_auto_algorithm(p, exec), and impl::contract_not_applicable(p, a, exec) says
+// whether algorithm `a` applies (select.hpp). Raises the grain::Error the call would raise, naming
+// that function, for extents that do not match or an `out` that overlaps an input; and one naming
+// grain::contract_problem when the Views' ranks are not those of `kernel` (the ranks and element
+// types are otherwise checked at compile time, as for the call).
+template <class Out, class Left, class Right>
+impl::ContractProblem<typename Out::value_type> contract_problem(ContractKernel kernel, const Out& out,
+                                                                 const Left& left, const Right& right,
+                                                                 const ContractOptions& opt = {}) {
+  static_assert(is_view_v<Out> && is_view_v<Left> && is_view_v<Right>,
+                "grain::contract_problem: out, left and right must be grain::Views");
+  // The ranks tell the kernel: out (C) | (C,F) | (C,L,R); right (C,[F|R,]P[,D1[,D2]]).
+  constexpr int family = Out::rank - 1;
+  constexpr int nk = Right::rank - 1 - (family >= 1 ? 1 : 0);
+  static_assert(family >= 0 && family <= 2 && nk >= 1 && nk <= 3 &&
+                    Left::rank == 1 + (family == 2 ? 1 : 0) + nk,
+                "grain::contract_problem: the ranks of out, left and right are those of none of the "
+                "nine contractions");
+  if (kernel != contract_kernel_of(family, nk))
+    impl::throw_error("grain::contract_problem: kernel ", contract_kernel_name(kernel),
+                      " does not take Views of ranks ", int(Out::rank), ", ", int(Left::rank), ", ",
+                      int(Right::rank), " (out, left, right): those are ",
+                      contract_kernel_name(contract_kernel_of(family, nk)), "'s");
+  return impl::contract_checked_problem<family, nk>(contract_function_name(kernel), kernel, out,
+                                                    left, right, opt);
+}
 
 // ---- the nine public functions ----------------------------------------------------------------
 

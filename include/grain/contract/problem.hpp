@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "grain/contract/testing.hpp"  // cell_tiles_override (tests only)
 #include "grain/core/config.hpp"
@@ -55,10 +56,45 @@ inline const char* contract_kernel_name(ContractKernel k) {
   return "?";
 }
 
+inline constexpr ContractKernel kAllContractKernels[] = {
+    ContractKernel::DataDataScalar,   ContractKernel::DataDataVector,   ContractKernel::DataDataTensor,
+    ContractKernel::DataFieldScalar,  ContractKernel::DataFieldVector,  ContractKernel::DataFieldTensor,
+    ContractKernel::FieldFieldScalar, ContractKernel::FieldFieldVector, ContractKernel::FieldFieldTensor};
+
+// The kernel named `name` (contract_kernel_name's spelling); grain::Error for any other name.
+inline ContractKernel parse_contract_kernel(const std::string& name) {
+  for (ContractKernel k : kAllContractKernels)
+    if (name == contract_kernel_name(k)) return k;
+  impl::throw_error("grain: unknown contraction kernel '", name,
+                    "' (DataDataScalar, DataDataVector, DataDataTensor, DataFieldScalar, "
+                    "DataFieldVector, DataFieldTensor, FieldFieldScalar, FieldFieldVector, "
+                    "FieldFieldTensor)");
+}
+
+// The public function that computes `k` ("grain::contract_field_field_scalar", ...).
+inline const char* contract_function_name(ContractKernel k) {
+  switch (k) {
+    case ContractKernel::DataDataScalar: return "grain::contract_data_data_scalar";
+    case ContractKernel::DataDataVector: return "grain::contract_data_data_vector";
+    case ContractKernel::DataDataTensor: return "grain::contract_data_data_tensor";
+    case ContractKernel::DataFieldScalar: return "grain::contract_data_field_scalar";
+    case ContractKernel::DataFieldVector: return "grain::contract_data_field_vector";
+    case ContractKernel::DataFieldTensor: return "grain::contract_data_field_tensor";
+    case ContractKernel::FieldFieldScalar: return "grain::contract_field_field_scalar";
+    case ContractKernel::FieldFieldVector: return "grain::contract_field_field_vector";
+    case ContractKernel::FieldFieldTensor: return "grain::contract_field_field_tensor";
+  }
+  return "?";
+}
+
 // 0: DataData, 1: DataField, 2: FieldField.
-inline int contract_kernel_family(ContractKernel k) { return static_cast<int>(k) / 3; }
+inline constexpr int contract_kernel_family(ContractKernel k) { return static_cast<int>(k) / 3; }
 // Number of contracted indices: 1 (Scalar), 2 (Vector), 3 (Tensor).
-inline int contract_kernel_contracted(ContractKernel k) { return static_cast<int>(k) % 3 + 1; }
+inline constexpr int contract_kernel_contracted(ContractKernel k) { return static_cast<int>(k) % 3 + 1; }
+// The kernel of a family (0, 1, 2) with NK contracted indices (1, 2, 3).
+inline constexpr ContractKernel contract_kernel_of(int family, int nk) {
+  return static_cast<ContractKernel>(3 * family + nk - 1);
+}
 
 namespace impl {
 
