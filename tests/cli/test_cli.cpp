@@ -16,7 +16,7 @@
 
 namespace {
 
-struct Run {
+struct Result {
   int status = -1;
   std::string out, err;
 };
@@ -48,11 +48,11 @@ std::string binary() {
 
 // Runs `grain ARGS` with standard output and error captured apart; standard error is a file, not
 // a terminal, so no progress line may appear.
-Run grain(const std::string& args) {
+Result grain(const std::string& args) {
   const std::string out = scratch() + "/stdout", err = scratch() + "/stderr";
   const std::string cmd = binary() + " " + args + " >" + out + " 2>" + err + " </dev/null";
   const int rc = std::system(cmd.c_str());
-  Run r;
+  Result r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
@@ -65,7 +65,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 const std::string& tensor() {
   static const std::string path = [] {
     const std::string p = scratch() + "/small.tns";
-    const Run r = grain("generate --kind random-ktensor --dims 30x40x50 --nnz 4000 --gen-rank 3 --seed 5 --output " + p);
+    const Result r = grain("generate --kind random-ktensor --dims 30x40x50 --nnz 4000 --gen-rank 3 --seed 5 --output " + p);
     EXPECT_EQ(r.status, 0) << r.err;
     return p;
   }();
@@ -75,8 +75,8 @@ const std::string& tensor() {
 // ---- --help and --version -------------------------------------------------------------------------
 
 TEST(Cli, TopLevelHelpListsEveryCommand) {
-  for (const std::string& args : {"--help", "-h", "help"}) {
-    const Run r = grain(args);
+  for (const char* args : {"--help", "-h", "help"}) {
+    const Result r = grain(args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
     for (const char* cmd : {"info", "generate", "cp-als", "bench", "tune", "help"})
       EXPECT_TRUE(has(r.out, cmd)) << args << " does not list " << cmd << ":\n" << r.out;
@@ -84,7 +84,7 @@ TEST(Cli, TopLevelHelpListsEveryCommand) {
 }
 
 TEST(Cli, VersionPrintsTheVersion) {
-  const Run r = grain("--version");
+  const Result r = grain("--version");
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(has(r.out, "grain 0.")) << r.out;
 }
@@ -112,17 +112,17 @@ TEST(Cli, EveryCommandHelpListsItsOptionsAndDefaults) {
   };
   for (const Case& c : cases) {
     for (const std::string& form : {c.command + " --help", "help " + c.command}) {
-      const Run r = grain(form);
+      const Result r = grain(form);
       EXPECT_EQ(r.status, 0) << form << "\n" << r.err;
       for (const std::string& o : c.options) EXPECT_TRUE(has(r.out, o)) << form << " lacks " << o << ":\n" << r.out;
     }
   }
   // Defaults and allowed ranges are part of the help.
-  const Run cp = grain("cp-als --help");
+  const Result cp = grain("cp-als --help");
   EXPECT_TRUE(has(cp.out, "50")) << cp.out;       // --maxiters' default
   EXPECT_TRUE(has(cp.out, "1024")) << cp.out;     // --rank's upper bound
   EXPECT_TRUE(has(cp.out, "atomic")) << cp.out;   // --mttkrp's choices
-  const Run gen = grain("generate --help");
+  const Result gen = grain("generate --help");
   EXPECT_TRUE(has(gen.out, "random-ktensor")) << gen.out;
   EXPECT_TRUE(has(gen.out, "4096")) << gen.out;   // --gen-rank's upper bound
 }
@@ -170,7 +170,7 @@ TEST(Cli, UsageErrorsExitWithTwoAndSayWhatIsWrong) {
       {"help nothing", "nothing"},
   };
   for (const Case& c : cases) {
-    const Run r = grain(c.args);
+    const Result r = grain(c.args);
     EXPECT_EQ(r.status, 2) << "grain " << c.args << "\nstdout: " << r.out << "\nstderr: " << r.err;
     EXPECT_TRUE(has(r.err, c.message)) << "grain " << c.args << ": expected '" << c.message << "' in\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << "grain " << c.args << " printed to stdout: " << r.out;
@@ -179,10 +179,10 @@ TEST(Cli, UsageErrorsExitWithTwoAndSayWhatIsWrong) {
 
 TEST(Cli, CudaWithoutAGpuIsAUsageError) {
   // On a machine with a visible GPU this case does not apply; the check itself runs everywhere.
-  const Run info = grain("info --no-bandwidth");
+  const Result info = grain("info --no-bandwidth");
   ASSERT_EQ(info.status, 0) << info.err;
   if (!has(info.out, "compute capability")) {  // no GPU visible, or no CUDA back end
-    const Run r = grain("cp-als " + tensor() + " --rank 2 --backend cuda");
+    const Result r = grain("cp-als " + tensor() + " --rank 2 --backend cuda");
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_TRUE(has(r.err, "cuda")) << r.err;
   }
@@ -193,13 +193,13 @@ TEST(Cli, CudaWithoutAGpuIsAUsageError) {
 TEST(Cli, AMalformedTensorFileFailsWithItsLine) {
   const std::string bad = scratch() + "/bad.tns";
   std::ofstream(bad) << "1 2 3 1.5\n2 2 x 2.5\n";
-  const Run r = grain("cp-als " + bad + " --rank 2");
+  const Result r = grain("cp-als " + bad + " --rank 2");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(has(r.err, "bad.tns:2")) << r.err;
 }
 
 TEST(Cli, AnUnwritableJsonFileFailsBeforeTheWork) {
-  const Run r = grain("cp-als " + tensor() + " --rank 2 --maxiters 2 --json /nonexistent-dir/out.json");
+  const Result r = grain("cp-als " + tensor() + " --rank 2 --maxiters 2 --json /nonexistent-dir/out.json");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(has(r.err, "/nonexistent-dir/out.json")) << r.err;
   EXPECT_FALSE(has(r.out, "iter")) << "the work ran before the error:\n" << r.out;
@@ -208,7 +208,7 @@ TEST(Cli, AnUnwritableJsonFileFailsBeforeTheWork) {
 // ---- success: JSON on standard output, no progress line off a terminal -------------------------
 
 TEST(Cli, CpAlsJsonToStandardOutput) {
-  const Run r = grain("cp-als " + tensor() + " --rank 3 --maxiters 4 --tol 0 --backend serial --json -");
+  const Result r = grain("cp-als " + tensor() + " --rank 3 --maxiters 4 --tol 0 --backend serial --json -");
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << "stdout is not only JSON:\n" << r.out;
@@ -223,7 +223,7 @@ TEST(Cli, CpAlsJsonToStandardOutput) {
 
 TEST(Cli, GenerateWritesTheTensorAndNoProgressOffATerminal) {
   const std::string out = scratch() + "/gen.tns";
-  const Run r = grain("generate --kind skewed --dims 20x30x40 --nnz 1000 --seed 3 --output " + out);
+  const Result r = grain("generate --kind skewed --dims 20x30x40 --nnz 1000 --seed 3 --output " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "wrote " + out)) << r.out;
   EXPECT_FALSE(has(r.err, "\r")) << r.err;
@@ -234,7 +234,7 @@ TEST(Cli, GenerateWritesTheTensorAndNoProgressOffATerminal) {
 }
 
 TEST(Cli, BenchMttkrpJsonToStandardOutput) {
-  const Run r = grain("bench mttkrp --dims 30x40x50 --nnz 3000 --rank 4 --reps 1 --cp-als-iters 2 "
+  const Result r = grain("bench mttkrp --dims 30x40x50 --nnz 3000 --rank 4 --reps 1 --cp-als-iters 2 "
                       "--backend serial --json -");
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j;
@@ -247,7 +247,7 @@ TEST(Cli, BenchMttkrpJsonToStandardOutput) {
 }
 
 TEST(Cli, BenchContractJsonToStandardOutput) {
-  const Run r = grain("bench contract --backend serial --kernel DataFieldScalar --case Q1 --dtype double "
+  const Result r = grain("bench contract --backend serial --kernel DataFieldScalar --case Q1 --dtype double "
                       "--algorithm flat,auto --budget-mib 1 --reps 1 --json -");
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j;
@@ -264,7 +264,7 @@ TEST(Cli, BenchContractJsonToStandardOutput) {
 
 TEST(Cli, TuneWritesATuningFile) {
   const std::string out = scratch() + "/tuning.txt";
-  const Run r = grain("tune --backend serial --quick --kernel DataDataScalar --dtype float --budget-mib 1 "
+  const Result r = grain("tune --backend serial --quick --kernel DataDataScalar --dtype float --budget-mib 1 "
                       "--reps 1 --quiet --output " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string text = slurp(out);
