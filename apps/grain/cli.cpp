@@ -40,7 +40,8 @@ void add_generator_options(CLI::App* cmd, GeneratorArgs& g) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--nnz", g.gen.samples,
                   "coordinates to draw, repeats summed (required for random-ktensor and skewed; lowrank ignores it)")
-      ->check(CLI::Range(1LL, 1LL << 40));
+      ->check(CLI::Range(1LL, 1LL << 40))
+      ->default_str("");
   cmd->add_option("--gen-rank", g.gen.rank, "components of the generating model")->check(CLI::Range(1, 4096));
   cmd->add_option("--skew", g.gen.skew, "skewed: power-law exponent")->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--support", g.gen.support, "lowrank: nonzero rows per factor column")

@@ -12,7 +12,7 @@ void add_cp_als(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("cp-als", "CP decomposition of a sparse tensor by alternating least squares");
   cmd->add_option("FILE", c.file, "the tensor: .tns, .tns.gz (FROSTT text) or grain's binary form")
       ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--rank,-r", c.rank, "components R")->required()->check(CLI::Range(1, 1024));
+  cmd->add_option("--rank,-r", c.rank, "components R")->required()->check(CLI::Range(1, 1024))->default_str("");
   cmd->add_option("--maxiters", c.maxiters, "iterations at most")->check(CLI::Range(1, 1000000));
   cmd->add_option("--tol", c.tol, "stop when the fit changes by less")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", c.seed, "random start's seed")->check(CLI::Range(0ULL, 1ULL << 62));

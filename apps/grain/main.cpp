@@ -147,8 +147,9 @@ int main(int argc, char** argv) {
         if (it == subs.end()) throw CLI::ExtrasError("grain help: unknown command '" + word + "'", 109);
         topic = *it;
       }
-      const std::string parent = topic->get_parent() ? command_path(topic->get_parent()) : "";
-      std::fputs(topic->help(parent).c_str(), stdout);
+      // The formatter directly: App::help() would describe the command parsed, `help` itself.
+      std::fputs(topic->get_formatter()->make_help(topic, command_path(topic), CLI::AppFormatMode::Normal).c_str(),
+                 stdout);
       return 0;
     }
     reject_extras(app);
@@ -159,8 +160,16 @@ int main(int argc, char** argv) {
     std::printf("%s\n", e.what());
     return 0;
   } catch (const CLI::ParseError& e) {
+    // An unknown option or command explains a missing value or command better than CLI11's
+    // complaint about the latter: say the former.
+    std::string what = e.what();
+    try {
+      reject_extras(app);
+    } catch (const CLI::ExtrasError& extra) {
+      what = extra.what();
+    }
     const std::string cmd = command_path(selected(app));
-    std::fprintf(stderr, "%s: usage error: %s\nRun '%s --help' for the options.\n", cmd.c_str(), e.what(),
+    std::fprintf(stderr, "%s: usage error: %s\nRun '%s --help' for the options.\n", cmd.c_str(), what.c_str(),
                  cmd.c_str());
     return 2;
   } catch (const std::exception& e) {  // a runner's validation in a callback
