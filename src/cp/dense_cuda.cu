@@ -2,10 +2,17 @@
 // so:  A^T A (row-major)  = M M^T with M = A as column-major R x I  -> gemm(N, T, R, R, I);
 //      B W   (row-major)  = (W^T B^T)^T; as column-major W^T is W's storage, B^T is B's
 //                            storage                               -> gemm(N, N, R, I, R).
+// The R x R systems are symmetric: their row-major storage is their column-major storage, and
+// cuSOLVER's lower triangle (column-major) is the row-major upper triangle.
+#include <cusolverDn.h>
+
 #include <algorithm>
+#include <mutex>
 
 #include "../core/cublas_common.hpp"
+#include "grain/core/backend/cuda_runtime.hpp"
 #include "grain/cp/dense_cuda.hpp"
+#include "grain/cp/dense_solve.hpp"
 
 namespace grain::cp::impl {
 namespace {
@@ -74,7 +81,195 @@ void times_impl(const T* B, const T* W, index_type I, index_type R, T* out) {
   cublas_check(gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, r, i, r, W, r, B, r, out, r), fn, "cuBLAS gemm (B W)");
 }
 
+const char* cusolver_status_text(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "success";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "not initialized";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "allocation failed";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "invalid value";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "architecture mismatch";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "execution failed";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "internal error";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "not supported";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "invalid workspace";
+    default: return "unknown status";
+  }
+}
+
+void cusolver_check(cusolverStatus_t s, const char* fn, const char* what) {
+  if (s != CUSOLVER_STATUS_SUCCESS) grain::impl::throw_error(fn, ": ", what, " failed: ", cusolver_status_text(s));
+}
+
+// The stream of the cuBLAS handle: the solves, their small kernels and the products share it.
+cudaStream_t dense_stream(const char* fn) {
+  cudaStream_t s = nullptr;
+  cublas_check(cublasGetStream(cublas_handle(fn), &s), fn, "cublasGetStream");
+  return s;
+}
+
+// The library's one cuSOLVER handle: created on first use, on the current device, and bound to
+// the cuBLAS handle's stream so that the solves are ordered with everything else.
+cusolverDnHandle_t cusolver_handle(const char* fn) {
+  static std::once_flag once;
+  static cusolverDnHandle_t handle = nullptr;
+  static cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
+  const cudaStream_t stream = dense_stream(fn);
+  std::call_once(once, [stream] {
+    status = cusolverDnCreate(&handle);
+    if (status == CUSOLVER_STATUS_SUCCESS) status = cusolverDnSetStream(handle, stream);
+  });
+  cusolver_check(status, fn, "cusolverDnCreate");
+  return handle;
+}
+
+// Scratch layout of the solves, in doubles: cuSOLVER's workspace (the largest that potrf, potri and
+// syevd ask for; first, so it keeps the allocation's alignment), the eigenvalues (R), the scaled
+// eigenvectors (R x R), the pseudo-inverse in double (R x R) and cuSOLVER's info (an int).
+struct SolveScratch {
+  int* info;
+  double* solver;
+  int lwork;
+  double* w;
+  double* scaled;
+  double* product;
+};
+
+// The size queries' answer for the last order asked: CP-ALS asks for one order every mode.
+int solver_lwork(cusolverDnHandle_t h, double* V, int r, const char* fn) {
+  thread_local int last_r = -1, last_lwork = 0;
+  if (r == last_r) return last_lwork;
+  int a = 0, b = 0, c = 0;
+  cusolver_check(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, r, V, r, &a), fn, "cusolverDnDpotrf_bufferSize");
+  cusolver_check(cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, r, V, r, &b), fn, "cusolverDnDpotri_bufferSize");
+  // V stands in for the eigenvalue array: a size query reads neither.
+  cusolver_check(cusolverDnDsyevd_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, r, V, r, V, &c), fn,
+                 "cusolverDnDsyevd_bufferSize");
+  last_r = r;
+  last_lwork = std::max({a, b, c, 1});
+  return last_lwork;
+}
+
+SolveScratch solve_scratch(double* work, int lwork, index_type R) {
+  SolveScratch s;
+  s.solver = work;
+  s.lwork = lwork;
+  s.w = s.solver + lwork;
+  s.scaled = s.w + R;
+  s.product = s.scaled + R * R;
+  s.info = reinterpret_cast<int*>(s.product + R * R);
+  return s;
+}
+
+// *flag = 1 unless potrf succeeded with every pivot L_jj^2 above `floor` (NaN pivots fail).
+template <class T>
+__global__ void pivot_check_kernel(const double* L, int R, double floor, const int* info, T* flag) {
+  int bad = 0;
+  for (int j = threadIdx.x; j < R; j += blockDim.x) {
+    const double d = L[static_cast<std::size_t>(j) * R + j];
+    bad |= !(d * d > floor);
+  }
+  bad = __syncthreads_or(bad);
+  if (threadIdx.x == 0) *flag = (bad || *info != 0) ? T(1) : T(0);
+}
+
+// W (row-major R x R, T) = the symmetric matrix whose row-major upper triangle F holds.
+template <class T>
+__global__ void mirror_upper_kernel(const double* F, int R, T* W) {
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= static_cast<long long>(R) * R) return;
+  const int i = static_cast<int>(e / R), j = static_cast<int>(e % R);
+  W[e] = static_cast<T>(j >= i ? F[static_cast<std::size_t>(i) * R + j] : F[static_cast<std::size_t>(j) * R + i]);
+}
+
+// scaled(:, k) = Q(:, k) / w_k for |w_k| above rel times the largest |w|, else 0 (column-major).
+// One block: the maximum first, then the scaling.
+constexpr int kScaleThreads = 256;
+__global__ void scale_eigenvectors_kernel(const double* Q, const double* w, int R, double rel, double* scaled) {
+  __shared__ double top[kScaleThreads];
+  double m = 0;
+  for (int k = threadIdx.x; k < R; k += blockDim.x) m = fmax(m, fabs(w[k]));
+  top[threadIdx.x] = m;
+  __syncthreads();
+  for (int half = kScaleThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) top[threadIdx.x] = fmax(top[threadIdx.x], top[threadIdx.x + half]);
+    __syncthreads();
+  }
+  const double cut = top[0] * rel;
+  const long long n = static_cast<long long>(R) * R;
+  for (long long e = threadIdx.x; e < n; e += blockDim.x) {
+    const double wk = w[e / R];
+    scaled[e] = fabs(wk) > cut ? Q[e] / wk : 0.0;
+  }
+}
+
+template <class T>
+void mirror_into(const double* F, int r, T* W, cudaStream_t stream) {
+  const long long n = static_cast<long long>(r) * r;
+  const int threads = 256;
+  mirror_upper_kernel<T><<<static_cast<unsigned>((n + threads - 1) / threads), threads, 0, stream>>>(F, r, W);
+  grain::impl::cuda_check_launch("grain::cp::spd_inverse_cuda (mirror)");
+}
+
+template <class T>
+void inverse_impl(double* V, index_type R, double floor, T* Winv, T* flag, double* work) {
+  const char* fn = "grain::cp::spd_inverse_cuda";
+  const int r = cublas_int(R, fn, "rank");
+  if (r == 0) return;
+  cusolverDnHandle_t h = cusolver_handle(fn);
+  const cudaStream_t stream = dense_stream(fn);
+  const SolveScratch s = solve_scratch(work, solver_lwork(h, V, r, fn), R);
+  cusolver_check(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, r, V, r, s.solver, s.lwork, s.info), fn, "cusolverDnDpotrf");
+  pivot_check_kernel<T><<<1, 256, 0, stream>>>(V, r, floor, s.info, flag);
+  grain::impl::cuda_check_launch("grain::cp::spd_inverse_cuda (pivot check)");
+  // On a failed factorization potri computes garbage (or stops at a zero pivot): the flag says
+  // so, and the caller discards Winv.
+  cusolver_check(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, r, V, r, s.solver, s.lwork, s.info), fn, "cusolverDnDpotri");
+  mirror_into(V, r, Winv, stream);
+}
+
+template <class T>
+void pseudo_inverse_impl(double* V, index_type R, T* Winv, double* work) {
+  const char* fn = "grain::cp::spd_pseudo_inverse_cuda";
+  const int r = cublas_int(R, fn, "rank");
+  if (r == 0) return;
+  cusolverDnHandle_t h = cusolver_handle(fn);
+  const cudaStream_t stream = dense_stream(fn);
+  const SolveScratch s = solve_scratch(work, solver_lwork(h, V, r, fn), R);
+  cusolver_check(cusolverDnDsyevd(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, r, V, r, s.w, s.solver, s.lwork,
+                                  s.info),
+                 fn, "cusolverDnDsyevd");
+  int info = 0;  // the rare path: one synchronizing read
+  grain::impl::cuda_check(cudaMemcpy(&info, s.info, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy (syevd info)");
+  if (info != 0)
+    grain::impl::throw_error(fn, ": cuSOLVER syevd failed (info ", info,
+                             info > 0 ? ": the eigenvalues did not converge)" : ": an illegal argument)");
+  scale_eigenvectors_kernel<<<1, kScaleThreads, 0, stream>>>(V, s.w, r, spd_relative_floor(r), s.scaled);
+  grain::impl::cuda_check_launch("grain::cp::spd_pseudo_inverse_cuda (scale)");
+  // V+ = sum_k q_k q_k^T / w_k = scaled Q^T (column-major; symmetric).
+  cublas_check(gemm(cublas_handle(fn), CUBLAS_OP_N, CUBLAS_OP_T, r, r, r, s.scaled, r, V, r, s.product, r), fn,
+               "cuBLAS gemm (Q D^+ Q^T)");
+  mirror_into(s.product, r, Winv, stream);
+}
+
 }  // namespace
+
+index_type spd_solve_workspace(double* V, index_type R) {
+  const char* fn = "grain::cp::spd_solve_workspace";
+  const int r = cublas_int(R, fn, "rank");
+  if (r == 0) return 1;
+  return solver_lwork(cusolver_handle(fn), V, r, fn) + R + 2 * R * R + 1;
+}
+
+void spd_inverse_cuda(double* V, index_type R, double floor, float* Winv, float* flag, double* work) {
+  inverse_impl(V, R, floor, Winv, flag, work);
+}
+void spd_inverse_cuda(double* V, index_type R, double floor, double* Winv, double* flag, double* work) {
+  inverse_impl(V, R, floor, Winv, flag, work);
+}
+void spd_pseudo_inverse_cuda(double* V, index_type R, float* Winv, double* work) { pseudo_inverse_impl(V, R, Winv, work); }
+void spd_pseudo_inverse_cuda(double* V, index_type R, double* Winv, double* work) {
+  pseudo_inverse_impl(V, R, Winv, work);
+}
 
 index_type gram_slices(index_type I, index_type R) {
   const index_type rows = gram_rows_per_slice(I, R);

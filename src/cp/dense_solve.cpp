@@ -1,116 +1,134 @@
-// Cholesky inverse with a pseudo-inverse fallback for the R x R normal equations of CP-ALS.
+// The R x R solves of CP-ALS through LAPACK: Cholesky inverse, eigendecomposition pseudo-inverse.
+// V is symmetric, so its row-major storage is also its column-major storage.
 #include "grain/cp/dense_solve.hpp"
+
+#include <lapack.h>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <string>
+
+#include "grain/core/error.hpp"
+
+#if defined(GRAIN_LAPACK_OPENBLAS)
+extern "C" {
+int openblas_get_parallel(void);
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int);
+}
+#endif
 
 namespace grain::cp {
 namespace {
 
-bool cholesky_inverse(std::vector<double>& V, int R) {
-  std::vector<double> L(static_cast<std::size_t>(R) * R, 0.0);
-  double maxdiag = 0;
-  for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[i * R + i]));
-  const double floor = maxdiag * R * std::numeric_limits<double>::epsilon() * 16;
-  for (int j = 0; j < R; ++j) {
-    double d = V[j * R + j];
-    for (int k = 0; k < j; ++k) d -= L[j * R + k] * L[j * R + k];
-    if (!(d > floor)) return false;  // not (numerically) positive definite; NaN lands here too
-    const double ljj = std::sqrt(d);
-    L[j * R + j] = ljj;
-    for (int i = j + 1; i < R; ++i) {
-      double s = V[i * R + j];
-      for (int k = 0; k < j; ++k) s -= L[i * R + k] * L[j * R + k];
-      L[i * R + j] = s / ljj;
+// OpenBLAS's pthread build spreads even an R x R factorization over its own threads, which then
+// spin beside grain's OpenMP threads and slow the solve and the MTTKRP after it. The solves run on
+// one OpenBLAS thread; the caller's setting is restored.
+class OneBlasThread {
+ public:
+  OneBlasThread() {
+#if defined(GRAIN_LAPACK_OPENBLAS)
+    if (openblas_get_parallel() == 1) {
+      saved_ = openblas_get_num_threads();
+      if (saved_ > 1) openblas_set_num_threads(1);
     }
+#endif
   }
-  // W = L^{-1} (lower triangular), row by row: W(i, :) = -(sum_{k<i} L(i, k) W(k, :)) / L(i, i),
-  // then V^{-1} = W^T W accumulated a row of W at a time. Every inner loop runs over a
-  // contiguous row (vectorizes; R = 128 takes well under a millisecond).
-  std::vector<double> W(static_cast<std::size_t>(R) * R, 0.0);
-  for (int i = 0; i < R; ++i) {
-    double* wi = W.data() + static_cast<std::size_t>(i) * R;
-    for (int k = 0; k < i; ++k) {
-      const double lik = L[i * R + k];
-      const double* wk = W.data() + static_cast<std::size_t>(k) * R;
-      for (int c = 0; c <= k; ++c) wi[c] -= lik * wk[c];
-    }
-    const double inv = 1.0 / L[i * R + i];
-    for (int c = 0; c < i; ++c) wi[c] *= inv;
-    wi[i] = inv;
+  ~OneBlasThread() {
+#if defined(GRAIN_LAPACK_OPENBLAS)
+    if (saved_ > 1) openblas_set_num_threads(saved_);
+#endif
   }
-  std::fill(V.begin(), V.end(), 0.0);
-  for (int k = 0; k < R; ++k) {
-    const double* wk = W.data() + static_cast<std::size_t>(k) * R;
-    for (int i = 0; i <= k; ++i) {
-      const double wki = wk[i];
-      double* vi = V.data() + static_cast<std::size_t>(i) * R;
-      for (int j = 0; j <= i; ++j) vi[j] += wki * wk[j];
-    }
-  }
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < i; ++j) V[j * R + i] = V[i * R + j];
-  return true;
+  OneBlasThread(const OneBlasThread&) = delete;
+  OneBlasThread& operator=(const OneBlasThread&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
+void check_size(const std::vector<double>& V, int R, const char* fn) {
+  if (R < 0 || V.size() != static_cast<std::size_t>(R) * static_cast<std::size_t>(R))
+    grain::impl::throw_error(fn, ": V has ", V.size(), " entries, not R * R for R = ", R);
 }
 
+// The caller holds a OneBlasThread.
 void pseudo_inverse(std::vector<double>& V, int R) {
-  std::vector<double> A = V, Q(static_cast<std::size_t>(R) * R, 0.0);
-  for (int i = 0; i < R; ++i) Q[i * R + i] = 1.0;
-  // Cyclic Jacobi rotations until the off-diagonal part is negligible.
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0, total = 0;
-    for (int i = 0; i < R; ++i)
-      for (int j = 0; j < R; ++j) {
-        total += A[i * R + j] * A[i * R + j];
-        if (i != j) off += A[i * R + j] * A[i * R + j];
-      }
-    if (off <= total * 1e-30 || off == 0) break;
-    for (int p = 0; p < R; ++p)
-      for (int q = p + 1; q < R; ++q) {
-        const double apq = A[p * R + q];
-        if (apq == 0) continue;
-        const double theta = (A[q * R + q] - A[p * R + p]) / (2 * apq);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
-        for (int k = 0; k < R; ++k) {  // A = J^T A J
-          const double akp = A[k * R + p], akq = A[k * R + q];
-          A[k * R + p] = c * akp - s * akq;
-          A[k * R + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < R; ++k) {
-          const double apk = A[p * R + k], aqk = A[q * R + k];
-          A[p * R + k] = c * apk - s * aqk;
-          A[q * R + k] = s * apk + c * aqk;
-        }
-        for (int k = 0; k < R; ++k) {
-          const double qkp = Q[k * R + p], qkq = Q[k * R + q];
-          Q[k * R + p] = c * qkp - s * qkq;
-          Q[k * R + q] = s * qkp + c * qkq;
-        }
-      }
-  }
+  const char jobz = 'V', uplo = 'L';
+  const lapack_int n = R;
+  lapack_int info = 0, lwork = -1, liwork = -1, iwork_query = 0;
+  double work_query = 0;
+  std::vector<double> w(R);
+  LAPACK_dsyevd(&jobz, &uplo, &n, V.data(), &n, w.data(), &work_query, &lwork, &iwork_query, &liwork, &info);
+  if (info != 0) grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dsyevd workspace query failed (info ", info, ")");
+  lwork = static_cast<lapack_int>(work_query);
+  liwork = iwork_query;
+  std::vector<double> work(std::max<lapack_int>(1, lwork));
+  std::vector<lapack_int> iwork(std::max<lapack_int>(1, liwork));
+  // On return column k of V (column-major) is the eigenvector of w[k].
+  LAPACK_dsyevd(&jobz, &uplo, &n, V.data(), &n, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+  if (info != 0)
+    grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dsyevd failed (info ", info,
+                             info > 0 ? ": the eigenvalues did not converge" : ": an illegal argument", ")");
   double wmax = 0;
-  for (int i = 0; i < R; ++i) wmax = std::max(wmax, std::abs(A[i * R + i]));
-  const double tol = wmax * R * std::numeric_limits<double>::epsilon() * 16;
-  std::vector<double> inv(R);
-  for (int i = 0; i < R; ++i) inv[i] = std::abs(A[i * R + i]) > tol ? 1.0 / A[i * R + i] : 0.0;
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < R; ++j) {
-      double s = 0;
-      for (int k = 0; k < R; ++k) s += Q[i * R + k] * inv[k] * Q[j * R + k];
-      V[i * R + j] = s;
+  for (double x : w) wmax = std::max(wmax, std::abs(x));
+  const double cut = wmax * spd_relative_floor(R);
+  // V+ = sum over kept k of q_k q_k^T / w_k, a rank-one update a row at a time (contiguous rows).
+  std::vector<double> P(static_cast<std::size_t>(R) * R, 0.0);
+  for (int k = 0; k < R; ++k) {
+    if (!(std::abs(w[k]) > cut)) continue;
+    const double inv = 1.0 / w[k];
+    const double* q = V.data() + static_cast<std::size_t>(k) * R;
+    for (int i = 0; i < R; ++i) {
+      const double s = q[i] * inv;
+      double* p = P.data() + static_cast<std::size_t>(i) * R;
+      for (int j = 0; j < R; ++j) p[j] += s * q[j];
     }
+  }
+  V.swap(P);
 }
 
 }  // namespace
 
 bool spd_inverse(std::vector<double>& V, int R) {
-  std::vector<double> copy = V;
-  if (cholesky_inverse(V, R)) return false;
-  V = copy;
+  check_size(V, R, "grain::cp::spd_inverse");
+  if (R == 0) return false;
+  OneBlasThread one;
+  double maxdiag = 0;
+  for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[static_cast<std::size_t>(i) * R + i]));
+  const double floor = maxdiag * spd_relative_floor(R);
+  std::vector<double> F = V;
+  const char uplo = 'L';
+  const lapack_int n = R;
+  lapack_int info = 0;
+  LAPACK_dpotrf(&uplo, &n, F.data(), &n, &info);
+  if (info < 0) grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dpotrf: illegal argument ", -info);
+  // potrf fails only on a pivot <= 0; a pivot at rounding level means V is singular as far as
+  // its entries can tell, and its inverse would be noise: such a V takes the pseudo-inverse too.
+  bool definite = info == 0;
+  for (int j = 0; definite && j < R; ++j) {
+    const double d = F[static_cast<std::size_t>(j) * R + j];
+    definite = d * d > floor;  // NaN fails here too
+  }
+  if (definite) {
+    LAPACK_dpotri(&uplo, &n, F.data(), &n, &info);
+    if (info < 0) grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dpotri: illegal argument ", -info);
+    if (info == 0) {
+      // Column-major lower triangle = row-major upper triangle: mirror it into the lower one.
+      for (int i = 0; i < R; ++i)
+        for (int j = 0; j < i; ++j) F[static_cast<std::size_t>(i) * R + j] = F[static_cast<std::size_t>(j) * R + i];
+      V.swap(F);
+      return false;
+    }
+  }
   pseudo_inverse(V, R);
   return true;
+}
+
+void spd_pseudo_inverse(std::vector<double>& V, int R) {
+  check_size(V, R, "grain::cp::spd_pseudo_inverse");
+  if (R == 0) return;
+  OneBlasThread one;
+  pseudo_inverse(V, R);
 }
 
 }  // namespace grain::cp

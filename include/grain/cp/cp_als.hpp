@@ -4,7 +4,8 @@
 //
 //   for each mode n:  V = Hadamard product of the other modes' Gram matrices A_m^T A_m
 //                     B = MTTKRP(X, n)                       (the expensive part)
-//                     A_n = B V^-1                           (R x R Cholesky; pseudo-inverse if singular)
+//                     A_n = B V^-1                           (R x R Cholesky; pseudo-inverse if singular:
+//                                                             LAPACK on the CPU, cuSOLVER on the GPU)
 //                     lambda = column norms of A_n           (2-norm on the first iteration, then
 //                     A_n = A_n / lambda                      max(max-norm, 1), as the Toolbox does)
 //                     G_n = A_n^T A_n
@@ -14,6 +15,7 @@
 // Stops after maxiters iterations or when the fit changes by less than tol.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -90,13 +92,25 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   }
   Exec().fence();
   res.setup_seconds = impl::seconds_since(ts);
-  View<T*, LayoutRight, Space> Winv("cp_als_inverse", static_cast<index_type>(R) * R);
-  auto Winv_h = create_mirror_view(Winv);
+  constexpr bool on_cpu = is_host_execution_space_v<Exec>;
+  const index_type RR = static_cast<index_type>(R) * R;
+  View<T*, LayoutRight, Space> Winv("cp_als_inverse", RR);
+  // On the GPU the system V goes to the device and is solved there (cuSOLVER); `solve_work` is
+  // the solver's scratch.
+  View<double*, LayoutRight, Space> Vd, solve_work;
+  if constexpr (!on_cpu) {
+    Vd = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_system", RR);
+#if defined(GRAIN_ENABLE_CUDA)
+    solve_work = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_solve_work",
+                                                   impl::spd_solve_workspace(Vd.data(), R));
+#endif
+  }
+  auto Vd_h = create_mirror_view(Vd);
   auto lambda_h = create_mirror_view(M.lambda);
-  // Per mode: the Gram matrix (R x R) and the column norms (R) come back to the host in one copy;
-  // the inverse weights (R) after them stay on the device.
-  View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", static_cast<index_type>(R) * R + 2 * R);
-  View<T*, LayoutRight, Space> mode_back(mode_out.data(), static_cast<index_type>(R) * R + R);
+  // Per mode: the Gram matrix (R x R), the column norms (R) and the GPU solve's not-definite flag
+  // (1) come back to the host in one copy; the inverse weights (R) after them stay on the device.
+  View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", RR + 2 * R + 1);
+  View<T*, LayoutRight, Space> mode_back(mode_out.data(), RR + R + 1);
   auto mode_out_h = create_mirror_view(mode_back);
   std::vector<double> lambda(R, 1.0);
   MttkrpWorkspace<T, Space> ws;
@@ -110,42 +124,68 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       for (int m = 0; m < N; ++m)
         if (m != n)
           for (std::size_t e = 0; e < V.size(); ++e) V[e] *= grams[m][e];
-      // On the GPU the host inverts V while the MTTKRP runs (V does not depend on it): at R = 128
-      // the inverse takes one to two milliseconds of host time, once per mode, which would
-      // otherwise be most of the iteration's time outside the MTTKRPs.
-      // On the CPU back ends the MTTKRP is synchronous and the inverse follows it, untimed.
-      const auto tm = clock::now();
-      mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+      const bool max_norm = iter > 1;
+      T* G = mode_out.data();
+      T* norms = G + RR;
+      T* flag = norms + R;
+      T* scale = flag + 1;  // stays on the device
+      // A_n = B V^-1, then normalize the columns and take the new Gram matrix where the factor
+      // lives; the weights, the Gram matrix and the flag come back together in one copy (each
+      // host round trip is a GPU synchronization).
+      auto update_factor = [&] {
+        times_matrix<Exec>(B[n], Winv, M.factors[n]);
+        impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
+        parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
+        impl::scale_columns_device<Exec>(M.factors[n], scale);
+        impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
+        deep_copy(mode_out_h, mode_back);
+      };
       bool singular = false;
-      if constexpr (!is_host_execution_space_v<Exec>) singular = spd_inverse(V, R);
-      Exec().fence();
-      const double dt = impl::seconds_since(tm);
-      if constexpr (is_host_execution_space_v<Exec>) singular = spd_inverse(V, R);
-      mt += dt;
-      res.mttkrp_seconds_per_mode[n] += dt;
+      if constexpr (on_cpu) {
+        // The MTTKRP is synchronous; LAPACK inverts V after it, untimed.
+        const auto tm = clock::now();
+        mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+        Exec().fence();
+        const double dt = impl::seconds_since(tm);
+        mt += dt;
+        res.mttkrp_seconds_per_mode[n] += dt;
+        singular = spd_inverse(V, R);
+        for (std::size_t e = 0; e < V.size(); ++e) Winv.data()[e] = static_cast<T>(V[e]);
+        update_factor();
+      } else {
+#if defined(GRAIN_ENABLE_CUDA)
+        // V goes up before the MTTKRP (the stream is idle: the previous mode ended with a copy
+        // back). cuSOLVER's Cholesky inverse follows the fence that times the MTTKRP: on one
+        // stream its place does not change the iteration's time, and the MTTKRP seconds stay
+        // the MTTKRP's. Whether V was definite comes back with the Gram matrix; when it was not,
+        // the mode is done again from the pseudo-inverse (rare: each such run says so once).
+        double maxdiag = 0;
+        for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[static_cast<std::size_t>(i) * R + i]));
+        for (std::size_t e = 0; e < V.size(); ++e) Vd_h(e) = V[e];
+        deep_copy(Vd, Vd_h);
+        const auto tm = clock::now();
+        mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+        Exec().fence();
+        const double dt = impl::seconds_since(tm);
+        mt += dt;
+        res.mttkrp_seconds_per_mode[n] += dt;
+        impl::spd_inverse_cuda(Vd.data(), R, maxdiag * spd_relative_floor(R), Winv.data(), flag, solve_work.data());
+        update_factor();
+        if (mode_out_h(RR + R) != T(0)) {
+          singular = true;
+          deep_copy(Vd, Vd_h);  // potrf overwrote it
+          impl::spd_pseudo_inverse_cuda(Vd.data(), R, Winv.data(), solve_work.data());
+          update_factor();
+        }
+#endif
+      }
       if (singular && !res.used_pseudo_inverse) {
         res.used_pseudo_inverse = true;
         if (note)
           note("the R x R system of mode " + std::to_string(n + 1) + " (iteration " +
                std::to_string(iter) + ") is singular; using its pseudo-inverse from now on where needed");
       }
-      for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
-      deep_copy(Winv, Winv_h);
-      times_matrix<Exec>(B[n], Winv, M.factors[n]);  // A_n = B V^-1
-      // Normalize the columns and take the new Gram matrix where the factor lives; the weights
-      // and the Gram matrix come back together in one copy (each host round trip is a GPU
-      // synchronization).
-      const bool max_norm = iter > 1;
-      T* G = mode_out.data();
-      T* norms = G + static_cast<index_type>(R) * R;
-      T* scale = norms + R;  // stays on the device
-      impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
-      parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
-      impl::scale_columns_device<Exec>(M.factors[n], scale);
-      impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
-      deep_copy(mode_out_h, mode_back);
-      for (int r = 0; r < R; ++r)
-        lambda[r] = impl::cp_weight(static_cast<double>(mode_out_h(static_cast<index_type>(R) * R + r)), max_norm);
+      for (int r = 0; r < R; ++r) lambda[r] = impl::cp_weight(static_cast<double>(mode_out_h(RR + r)), max_norm);
       grams[n] = symmetric_from_upper(mode_out_h.data(), R);
     }
     for (int r = 0; r < R; ++r) lambda_h(r) = static_cast<T>(lambda[r]);
