@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Collects the GPU machine's payload from a `device`-preset build into .device-carry/ (ignored by
-# git): the grain tool, every test binary and the example programs. Those binaries link libstdc++/libgomp/zlib/cudart
-# statically and cuBLAS dynamically (the GPU machine has the CUDA runtime and cuBLAS).
+# git): the grain tool, every test binary and the example programs. Those binaries link libstdc++,
+# libgomp, zlib, cudart and OpenBLAS's LAPACK statically, cuBLAS and cuSOLVER dynamically (the GPU
+# machine has the CUDA toolkit's libraries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/device}
