@@ -23,6 +23,7 @@ struct CpAlsCommand {
   double tol = 1e-4;
   std::uint64_t seed = 1;
   std::string mttkrp = "auto";
+  std::string solve = "auto";  // where a GPU run solves its R x R systems: auto, host, device
   std::string backend;  // "": default_backend()
   std::string dtype = "double";
   std::string init, output, json;

@@ -20,6 +20,10 @@ void add_cp_als(CLI::App& app) {
   for (cp::MttkrpAlgorithm a : cp::kAllMttkrpAlgorithms) algorithms.push_back(cp::mttkrp_algorithm_name(a));
   cmd->add_option("--mttkrp", c.mttkrp, "MTTKRP algorithm (auto: chosen per mode)")
       ->check(CLI::IsMember(algorithms));
+  cmd->add_option("--solve", c.solve,
+                  "where a GPU run solves the R x R systems: device (cuSOLVER, beside the MTTKRP), host "
+                  "(LAPACK, while the MTTKRP runs); auto: device")
+      ->check(CLI::IsMember({"auto", "host", "device"}));
   add_backend_option(cmd, c.backend);
   add_dtype_option(cmd, c.dtype);
   cmd->add_option("--init", c.init, "start from the factors written by --output PREFIX")->type_name("PREFIX");

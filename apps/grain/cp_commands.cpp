@@ -40,6 +40,7 @@ int cp_als_on(const CpAlsCommand& c) {
   o.maxiters = c.maxiters;
   o.tol = c.tol;
   o.mttkrp = cp::parse_mttkrp_algorithm(c.mttkrp);
+  o.solve = c.solve == "host" ? cp::DenseSolve::Host : c.solve == "device" ? cp::DenseSolve::Device : cp::DenseSolve::Auto;
   if (!c.json.empty() && c.json != "-") {  // fail before the work, not after
     std::FILE* f = std::fopen(c.json.c_str(), "w");
     if (!f) impl::throw_error("--json ", c.json, ": cannot create the file");

@@ -107,13 +107,29 @@ cudaStream_t dense_stream(const char* fn) {
   return s;
 }
 
+// The solves' own stream: non-blocking, so that they run beside the MTTKRP on the default stream
+// (the system does not depend on it); solve_join() orders the default stream after them.
+struct SolveStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+};
+const SolveStream& solve_stream() {
+  static SolveStream s = [] {
+    SolveStream out;
+    grain::impl::cuda_check(cudaStreamCreateWithFlags(&out.stream, cudaStreamNonBlocking), "cudaStreamCreate (solves)");
+    grain::impl::cuda_check(cudaEventCreateWithFlags(&out.done, cudaEventDisableTiming), "cudaEventCreate (solves)");
+    return out;
+  }();
+  return s;
+}
+
 // The library's one cuSOLVER handle: created on first use, on the current device, and bound to
-// the cuBLAS handle's stream so that the solves are ordered with everything else.
+// the solves' stream.
 cusolverDnHandle_t cusolver_handle(const char* fn) {
   static std::once_flag once;
   static cusolverDnHandle_t handle = nullptr;
   static cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
-  const cudaStream_t stream = dense_stream(fn);
+  const cudaStream_t stream = solve_stream().stream;
   std::call_once(once, [stream] {
     status = cusolverDnCreate(&handle);
     if (status == CUSOLVER_STATUS_SUCCESS) status = cusolverDnSetStream(handle, stream);
@@ -216,15 +232,16 @@ void inverse_impl(double* V, index_type R, double floor, T* Winv, T* flag, doubl
   const int r = cublas_int(R, fn, "rank");
   if (r == 0) return;
   cusolverDnHandle_t h = cusolver_handle(fn);
-  const cudaStream_t stream = dense_stream(fn);
+  const SolveStream& ss = solve_stream();
   const SolveScratch s = solve_scratch(work, solver_lwork(h, V, r, fn), R);
   cusolver_check(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, r, V, r, s.solver, s.lwork, s.info), fn, "cusolverDnDpotrf");
-  pivot_check_kernel<T><<<1, 256, 0, stream>>>(V, r, floor, s.info, flag);
+  pivot_check_kernel<T><<<1, 256, 0, ss.stream>>>(V, r, floor, s.info, flag);
   grain::impl::cuda_check_launch("grain::cp::spd_inverse_cuda (pivot check)");
   // On a failed factorization potri computes garbage (or stops at a zero pivot): the flag says
   // so, and the caller discards Winv.
   cusolver_check(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, r, V, r, s.solver, s.lwork, s.info), fn, "cusolverDnDpotri");
-  mirror_into(V, r, Winv, stream);
+  mirror_into(V, r, Winv, ss.stream);
+  grain::impl::cuda_check(cudaEventRecord(ss.done, ss.stream), "cudaEventRecord (solves)");
 }
 
 template <class T>
@@ -233,13 +250,19 @@ void pseudo_inverse_impl(double* V, index_type R, T* Winv, double* work) {
   const int r = cublas_int(R, fn, "rank");
   if (r == 0) return;
   cusolverDnHandle_t h = cusolver_handle(fn);
+  const SolveStream& ss = solve_stream();
   const cudaStream_t stream = dense_stream(fn);
   const SolveScratch s = solve_scratch(work, solver_lwork(h, V, r, fn), R);
+  // The rare path, synchronous: V is ready (the caller copied it), syevd runs on the solves'
+  // stream and its info is read once; the rest follows on the default stream.
+  grain::impl::cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before syevd)");
   cusolver_check(cusolverDnDsyevd(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, r, V, r, s.w, s.solver, s.lwork,
                                   s.info),
                  fn, "cusolverDnDsyevd");
-  int info = 0;  // the rare path: one synchronizing read
-  grain::impl::cuda_check(cudaMemcpy(&info, s.info, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy (syevd info)");
+  int info = 0;
+  grain::impl::cuda_check(cudaMemcpyAsync(&info, s.info, sizeof(int), cudaMemcpyDeviceToHost, ss.stream),
+                          "cudaMemcpyAsync (syevd info)");
+  grain::impl::cuda_check(cudaStreamSynchronize(ss.stream), "cudaStreamSynchronize (syevd)");
   if (info != 0)
     grain::impl::throw_error(fn, ": cuSOLVER syevd failed (info ", info,
                              info > 0 ? ": the eigenvalues did not converge)" : ": an illegal argument)");
@@ -258,6 +281,11 @@ index_type spd_solve_workspace(double* V, index_type R) {
   const int r = cublas_int(R, fn, "rank");
   if (r == 0) return 1;
   return solver_lwork(cusolver_handle(fn), V, r, fn) + R + 2 * R * R + 1;
+}
+
+void spd_solve_join() {
+  grain::impl::cuda_check(cudaStreamWaitEvent(dense_stream("grain::cp::spd_solve_join"), solve_stream().done, 0),
+                          "cudaStreamWaitEvent (solves)");
 }
 
 void spd_inverse_cuda(double* V, index_type R, double floor, float* Winv, float* flag, double* work) {

@@ -11,7 +11,7 @@ template <class Exec>
 grain::cp::CpAlsResult run(const grain::SparseTensor<double>& H, int R, std::uint64_t seed,
                            int maxiters, double tol, std::vector<std::vector<double>>* factors,
                            grain::cp::MttkrpAlgorithm alg = grain::cp::MttkrpAlgorithm::Auto,
-                           int* notes = nullptr) {
+                           int* notes = nullptr, grain::cp::DenseSolve solve = grain::cp::DenseSolve::Auto) {
   using Space = typename Exec::memory_space;
   auto X = H.template to_space<Space>();
   auto M = grain::cp::random_ktensor<double, Space>(X.dims(), R, seed);
@@ -19,6 +19,7 @@ grain::cp::CpAlsResult run(const grain::SparseTensor<double>& H, int R, std::uin
   o.maxiters = maxiters;
   o.tol = tol;
   o.mttkrp = alg;
+  o.solve = solve;
   auto res = grain::cp::cp_als<Exec>(X, M, o, {}, [&](const std::string&) {
     if (notes) ++*notes;
   });
@@ -86,6 +87,29 @@ void check_monotone_and_reproducible() {
 }
 GRAIN_BACKEND_TEST(CpAls, FitNeverDecreasesAndSeedReproduces) { check_monotone_and_reproducible<TypeParam>(); }
 
+// A GPU run's R x R systems solved on the device (cuSOLVER) and on the host (LAPACK) give the same
+// factors, to rounding (on a host back end both solve on the host).
+template <class Exec>
+void check_solve_places_agree() {
+  grain::GenerateOptions g;
+  g.dims = {40, 30, 50};
+  g.samples = 5000;
+  g.rank = 6;
+  g.seed = 21;
+  auto H = grain::generate_sparse<double>(g);
+  std::vector<std::vector<double>> a, b;
+  const auto A = grain::cp::MttkrpAlgorithm::Auto;
+  auto rh = run<Exec>(H, 6, 5, 8, 0.0, &a, A, nullptr, grain::cp::DenseSolve::Host);
+  auto rd = run<Exec>(H, 6, 5, 8, 0.0, &b, A, nullptr, grain::cp::DenseSolve::Device);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t m = 0; m < a.size(); ++m)
+    for (std::size_t e = 0; e < a[m].size(); ++e)
+      ASSERT_TRUE(grain::test::near(a[m][e], b[m][e], 1e-7)) << "mode " << m << " entry " << e;
+  EXPECT_TRUE(grain::test::near(rh.fit, rd.fit, 1e-9)) << rh.fit << " vs " << rd.fit;
+  EXPECT_TRUE(rh.fit > 0.0 && rh.fit < 1.0);
+}
+GRAIN_BACKEND_TEST(CpAls, HostAndDeviceSolvesAgree) { check_solve_places_agree<TypeParam>(); }
+
 template <class Exec>
 void check_singular() {
   // A 2 x 2 matrix at rank 3: the other mode's 2 x 3 factor has a rank-2 Gram matrix, so every
@@ -97,11 +121,13 @@ void check_singular() {
   H.values()(0) = 2.0;
   H.values()(1) = 1.0;
   H.values()(2) = 0.5;
-  int notes = 0;
-  auto res = run<Exec>(H, 3, 3, 10, 0.0, nullptr, grain::cp::MttkrpAlgorithm::Auto, &notes);
-  EXPECT_TRUE(res.used_pseudo_inverse);
-  EXPECT_EQ(notes, 1);
-  EXPECT_TRUE(std::isfinite(res.fit) && res.fit > 0.99) << res.fit;
+  for (auto solve : {grain::cp::DenseSolve::Device, grain::cp::DenseSolve::Host}) {
+    int notes = 0;
+    auto res = run<Exec>(H, 3, 3, 10, 0.0, nullptr, grain::cp::MttkrpAlgorithm::Auto, &notes, solve);
+    EXPECT_TRUE(res.used_pseudo_inverse) << grain::cp::dense_solve_name(solve);
+    EXPECT_EQ(notes, 1) << grain::cp::dense_solve_name(solve);
+    EXPECT_TRUE(std::isfinite(res.fit) && res.fit > 0.99) << res.fit << " " << grain::cp::dense_solve_name(solve);
+  }
 }
 GRAIN_BACKEND_TEST(CpAls, SingularSystemUsesPseudoInverseOnce) { check_singular<TypeParam>(); }
 

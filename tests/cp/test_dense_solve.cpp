@@ -107,6 +107,7 @@ Matrix solve(const Matrix& V, int R, bool* singular) {
     for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[static_cast<std::size_t>(i) * R + i]));
     grain::cp::impl::spd_inverse_cuda(Vd.data(), R, maxdiag * grain::cp::spd_relative_floor(R), W.data(), flag.data(),
                                       work.data());
+    grain::cp::impl::spd_solve_join();  // the solve runs on its own stream
     grain::deep_copy(fh, flag);
     EXPECT_TRUE(fh(0) == T(0) || fh(0) == T(1)) << "flag " << fh(0);
     *singular = fh(0) != T(0);

@@ -30,10 +30,19 @@
 
 namespace grain::cp {
 
+// Where a GPU run solves its R x R systems: on the device (cuSOLVER, on a stream of its own
+// beside the MTTKRP) or on the host (LAPACK, while the MTTKRP runs). Both hide behind the MTTKRP
+// when they are shorter; Auto takes the device. Host back ends always solve on the host.
+enum class DenseSolve { Auto, Host, Device };
+inline const char* dense_solve_name(DenseSolve d) {
+  return d == DenseSolve::Host ? "host" : d == DenseSolve::Device ? "device" : "auto";
+}
+
 struct CpAlsOptions {
   int maxiters = 50;
   double tol = 1e-4;
   MttkrpAlgorithm mttkrp = MttkrpAlgorithm::Auto;
+  DenseSolve solve = DenseSolve::Auto;
   bool arrange_result = true;  // normalize and sort components by weight at the end
 };
 
@@ -106,6 +115,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
 #endif
   }
   auto Vd_h = create_mirror_view(Vd);
+  auto Winv_h = create_mirror_view(Winv);
   auto lambda_h = create_mirror_view(M.lambda);
   // Per mode: the Gram matrix (R x R), the column norms (R) and the GPU solve's not-definite flag
   // (1) come back to the host in one copy; the inverse weights (R) after them stay on the device.
@@ -154,24 +164,35 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         update_factor();
       } else {
 #if defined(GRAIN_ENABLE_CUDA)
-        // V goes up before the MTTKRP (the stream is idle: the previous mode ended with a copy
-        // back). cuSOLVER's Cholesky inverse follows the fence that times the MTTKRP: on one
-        // stream its place does not change the iteration's time, and the MTTKRP seconds stay
-        // the MTTKRP's. Whether V was definite comes back with the Gram matrix; when it was not,
-        // the mode is done again from the pseudo-inverse (rare: each such run says so once).
-        double maxdiag = 0;
-        for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[static_cast<std::size_t>(i) * R + i]));
-        for (std::size_t e = 0; e < V.size(); ++e) Vd_h(e) = V[e];
-        deep_copy(Vd, Vd_h);
         const auto tm = clock::now();
-        mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+        if (opts.solve != DenseSolve::Host) {
+          // V goes up before the MTTKRP (the stream is idle: the previous mode ended with a copy
+          // back); cuSOLVER's Cholesky inverse runs on its own stream beside the MTTKRP, which V
+          // does not depend on, and the fence waits for both. Whether V was definite comes back
+          // with the Gram matrix; when it was not, the mode is done again from the pseudo-inverse
+          // (rare: each such run says so once).
+          double maxdiag = 0;
+          for (int i = 0; i < R; ++i) maxdiag = std::max(maxdiag, std::abs(V[static_cast<std::size_t>(i) * R + i]));
+          for (std::size_t e = 0; e < V.size(); ++e) Vd_h(e) = V[e];
+          deep_copy(Vd, Vd_h);
+          mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+          impl::spd_inverse_cuda(Vd.data(), R, maxdiag * spd_relative_floor(R), Winv.data(), flag, solve_work.data());
+          impl::spd_solve_join();
+        } else {
+          // LAPACK inverts V on the host while the MTTKRP runs.
+          mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
+          singular = spd_inverse(V, R);
+        }
         Exec().fence();
         const double dt = impl::seconds_since(tm);
         mt += dt;
         res.mttkrp_seconds_per_mode[n] += dt;
-        impl::spd_inverse_cuda(Vd.data(), R, maxdiag * spd_relative_floor(R), Winv.data(), flag, solve_work.data());
+        if (opts.solve == DenseSolve::Host) {
+          for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
+          deep_copy(Winv, Winv_h);
+        }
         update_factor();
-        if (mode_out_h(RR + R) != T(0)) {
+        if (opts.solve != DenseSolve::Host && mode_out_h(RR + R) != T(0)) {
           singular = true;
           deep_copy(Vd, Vd_h);  // potrf overwrote it
           impl::spd_pseudo_inverse_cuda(Vd.data(), R, Winv.data(), solve_work.data());

@@ -27,10 +27,13 @@ index_type spd_solve_workspace(double* V, index_type R);
 // Enqueues the inverse of the symmetric R x R matrix V (device; overwritten by its Cholesky
 // factor) through cuSOLVER's potrf and potri, written to Winv (R x R, T), and sets *flag (device)
 // to 1 when V is not numerically positive definite (potrf's info > 0, or a pivot L_jj^2 at most
-// `floor`; Winv is then meaningless), else 0. No host synchronization: the caller reads the flag
-// back with its next copy.
+// `floor`; Winv is then meaningless), else 0. It runs on the solves' own stream, beside work on
+// the default stream: V, Winv and flag must not be in use there (V written by a finished copy);
+// spd_solve_join() orders later default-stream work after it. No host synchronization.
 void spd_inverse_cuda(double* V, index_type R, double floor, float* Winv, float* flag, double* work);
 void spd_inverse_cuda(double* V, index_type R, double floor, double* Winv, double* flag, double* work);
+// Makes the default stream wait for the solves enqueued so far.
+void spd_solve_join();
 // Winv = the Moore-Penrose pseudo-inverse of the symmetric V (device; overwritten) from cuSOLVER's
 // syevd, eigenvalues of magnitude at most spd_relative_floor(R) times the largest treated as zero.
 // Synchronizes to read syevd's info; raises grain::Error when it reports a failure.
