@@ -22,7 +22,7 @@ void add_cp_als(CLI::App& app) {
       ->check(CLI::IsMember(algorithms));
   cmd->add_option("--solve", c.solve,
                   "where a GPU run solves the R x R systems: device (cuSOLVER, beside the MTTKRP), host "
-                  "(LAPACK, while the MTTKRP runs); auto: device")
+                  "(LAPACK, while the MTTKRP runs); auto: device above rank 256")
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_backend_option(cmd, c.backend);
   add_dtype_option(cmd, c.dtype);

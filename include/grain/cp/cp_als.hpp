@@ -31,9 +31,14 @@
 namespace grain::cp {
 
 // Where a GPU run solves its R x R systems: on the device (cuSOLVER, on a stream of its own
-// beside the MTTKRP) or on the host (LAPACK, while the MTTKRP runs). Both hide behind the MTTKRP
-// when they are shorter; Auto takes the device. Host back ends always solve on the host.
+// beside the MTTKRP) or on the host (LAPACK, while the MTTKRP runs). Host back ends always solve on
+// the host.
 enum class DenseSolve { Auto, Host, Device };
+// Auto solves on the device above this rank. Below it both places hide behind the MTTKRP, and the
+// host spares cuSOLVER's start-up and its launches on the host thread (a tenth of a short
+// iteration at R = 16); above it the host's R^3 inverse outlasts the MTTKRP (at R = 512 it costs
+// a sixth of the iteration more than cuSOLVER).
+inline constexpr int kDenseSolveDeviceAbove = 256;
 inline const char* dense_solve_name(DenseSolve d) {
   return d == DenseSolve::Host ? "host" : d == DenseSolve::Device ? "device" : "auto";
 }
@@ -104,10 +109,12 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   constexpr bool on_cpu = is_host_execution_space_v<Exec>;
   const index_type RR = static_cast<index_type>(R) * R;
   View<T*, LayoutRight, Space> Winv("cp_als_inverse", RR);
-  // On the GPU the system V goes to the device and is solved there (cuSOLVER); `solve_work` is
-  // the solver's scratch.
+  // Where the device solves (cuSOLVER), the system V goes there; `solve_work` is the solver's
+  // scratch. Allocating it starts cuSOLVER, so a run that solves on the host never does.
   View<double*, LayoutRight, Space> Vd, solve_work;
-  if constexpr (!on_cpu) {
+  const bool on_device = !on_cpu && (opts.solve == DenseSolve::Device ||
+                                     (opts.solve == DenseSolve::Auto && R > kDenseSolveDeviceAbove));
+  if (on_device) {
     Vd = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_system", RR);
 #if defined(GRAIN_ENABLE_CUDA)
     solve_work = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_solve_work",
@@ -165,7 +172,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       } else {
 #if defined(GRAIN_ENABLE_CUDA)
         const auto tm = clock::now();
-        if (opts.solve != DenseSolve::Host) {
+        if (on_device) {
           // V goes up before the MTTKRP (the stream is idle: the previous mode ended with a copy
           // back); cuSOLVER's Cholesky inverse runs on its own stream beside the MTTKRP, which V
           // does not depend on, and the fence waits for both. Whether V was definite comes back
@@ -187,12 +194,12 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         const double dt = impl::seconds_since(tm);
         mt += dt;
         res.mttkrp_seconds_per_mode[n] += dt;
-        if (opts.solve == DenseSolve::Host) {
+        if (!on_device) {
           for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
           deep_copy(Winv, Winv_h);
         }
         update_factor();
-        if (opts.solve != DenseSolve::Host && mode_out_h(RR + R) != T(0)) {
+        if (on_device && mode_out_h(RR + R) != T(0)) {
           singular = true;
           deep_copy(Vd, Vd_h);  // potrf overwrote it
           impl::spd_pseudo_inverse_cuda(Vd.data(), R, Winv.data(), solve_work.data());
