@@ -71,30 +71,76 @@ class FileText {
   std::size_t size() const { return map_ ? size_ : buffer_.size(); }
 
  private:
+  // Inflates every gzip member of the file (concatenated members are one stream, as gzip reads
+  // them). A member cut short, a CRC or length that does not match, or bytes after the last
+  // member that are not another member are errors naming the file: a partial download must not
+  // read as a smaller tensor.
   void read_gzip() {
-    gzFile f = gzopen(path_.c_str(), "rb");
-    if (!f) impl::throw_error(path_, ": cannot open (", std::strerror(errno), ")");
-    gzbuffer(f, 1 << 20);
-    struct stat st {};
-    const double compressed = ::stat(path_.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0.0;
-    Progress progress(path_ + ": decompressing", compressed, "bytes");
-    std::size_t used = 0;
-    buffer_.resize(1 << 22);
-    for (;;) {
-      if (buffer_.size() - used < (1u << 20)) buffer_.resize(buffer_.size() * 2);
-      const unsigned want = static_cast<unsigned>(std::min<std::size_t>(buffer_.size() - used, 1u << 30));
-      const int got = gzread(f, buffer_.data() + used, want);
-      if (got < 0) {
-        int code = 0;
-        const std::string msg = gzerror(f, &code);
-        gzclose(f);
-        impl::throw_error(path_, ": corrupt gzip data (", msg, ")");
+    // The compressed bytes through a read-only map: no copy of them, whatever the file's size.
+    struct Mapped {
+      int fd = -1;
+      void* p = nullptr;
+      std::size_t n = 0;
+      ~Mapped() {
+        if (p) ::munmap(p, n);
+        if (fd >= 0) ::close(fd);
       }
-      if (got == 0) break;
-      used += static_cast<std::size_t>(got);
-      progress.update(static_cast<std::uint64_t>(gzoffset(f)));
+    } m;
+    m.fd = ::open(path_.c_str(), O_RDONLY);
+    if (m.fd < 0) impl::throw_error(path_, ": cannot open (", std::strerror(errno), ")");
+    struct stat st {};
+    if (::fstat(m.fd, &st) != 0) impl::throw_error(path_, ": cannot stat (", std::strerror(errno), ")");
+    m.n = static_cast<std::size_t>(st.st_size);
+    if (m.n > 0) {
+      m.p = ::mmap(nullptr, m.n, PROT_READ, MAP_PRIVATE, m.fd, 0);
+      if (m.p == MAP_FAILED) {
+        m.p = nullptr;
+        impl::throw_error(path_, ": cannot memory-map (", std::strerror(errno), ")");
+      }
+      ::madvise(m.p, m.n, MADV_SEQUENTIAL | MADV_WILLNEED);
     }
-    gzclose(f);
+    if (m.n == 0) impl::throw_error(path_, ": empty file (not a gzip stream)");
+    const unsigned char* const src = static_cast<const unsigned char*>(m.p);
+    const std::size_t n = m.n;
+    Progress progress(path_ + ": decompressing", static_cast<double>(n), "bytes");
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) impl::throw_error(path_, ": zlib cannot start");
+    struct End {
+      z_stream* z;
+      ~End() { inflateEnd(z); }
+    } end{&z};
+    z.next_in = const_cast<Bytef*>(src);
+    std::size_t used = 0;
+    buffer_.resize(std::max<std::size_t>(std::size_t(1) << 22, n * 4));
+    for (;;) {
+      // zlib counts in 32-bit units: feed and drain at most 1 GiB at a time.
+      const std::size_t in_left = n - static_cast<std::size_t>(z.next_in - src);
+      z.avail_in = static_cast<uInt>(std::min<std::size_t>(in_left, std::size_t(1) << 30));
+      if (buffer_.size() - used < (std::size_t(1) << 20)) buffer_.resize(buffer_.size() * 2);
+      z.next_out = reinterpret_cast<Bytef*>(buffer_.data() + used);
+      z.avail_out = static_cast<uInt>(std::min<std::size_t>(buffer_.size() - used, std::size_t(1) << 30));
+      const uInt out_before = z.avail_out;
+      const int ret = inflate(&z, Z_NO_FLUSH);
+      used += out_before - z.avail_out;
+      progress.update(static_cast<std::uint64_t>(z.next_in - src));
+      if (ret == Z_STREAM_END) {
+        const std::size_t rest = n - static_cast<std::size_t>(z.next_in - src);
+        if (rest == 0) break;
+        if (rest < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b)
+          impl::throw_error(path_, ": ", rest, " bytes of trailing data after the gzip stream (at byte ",
+                            n - rest, ")");
+        if (inflateReset(&z) != Z_OK) impl::throw_error(path_, ": zlib cannot restart");
+        continue;
+      }
+      if (ret == Z_DATA_ERROR)
+        impl::throw_error(path_, ": corrupt gzip data (", z.msg ? z.msg : "invalid data", ")");
+      if (ret == Z_MEM_ERROR) impl::throw_error(path_, ": out of memory while decompressing");
+      if (ret == Z_BUF_ERROR && in_left == 0)
+        impl::throw_error(path_, ": truncated gzip file (the stream ends without its trailer after ", n,
+                          " bytes; a partial download?)");
+      if (ret != Z_OK && ret != Z_BUF_ERROR)
+        impl::throw_error(path_, ": corrupt gzip data (zlib error ", ret, ")");
+    }
     buffer_.resize(used);
   }
   std::string path_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "grain_test.hpp"
@@ -146,6 +147,74 @@ TEST(Tns, CorruptGzipIsAnError) {
   write_text(p, std::string("\x1f\x8b\x08\x00garbage-not-deflate", 23));
   EXPECT_THROW((void)grain::read_tns<double>(p), grain::Error);
   std::remove(p.c_str());
+}
+
+// The bytes of a file.
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// Reading `bytes` as a .tns.gz raises grain::Error whose message names the file and `expected`.
+void expect_gzip_error(const std::string& bytes, const std::string& expected) {
+  const std::string p = temp_path("damaged.tns.gz");
+  write_text(p, bytes);
+  try {
+    (void)grain::read_tns<double>(p);
+    ADD_FAILURE() << "no error for a damaged gzip file (" << expected << ")";
+  } catch (const grain::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(p), std::string::npos) << what;
+    EXPECT_NE(what.find(expected), std::string::npos) << what;
+  }
+  std::remove(p.c_str());
+}
+
+// A partial download, a flipped bit and trailing bytes are errors, never a smaller tensor; two
+// concatenated members (as `cat a.gz b.gz` makes) read as one stream, as gzip reads them.
+TEST(Tns, DamagedGzipIsAnErrorAndMembersConcatenate) {
+  auto X = random_tensor(3, 2000, 5);
+  const std::string good = temp_path("good.tns.gz");
+  grain::write_tns(good, X);
+  const std::string bytes = read_bytes(good);
+  ASSERT_GT(bytes.size(), 64u);
+  expect_gzip_error(bytes.substr(0, bytes.size() - 4), "truncated");   // the length of the trailer cut off
+  expect_gzip_error(bytes.substr(0, bytes.size() - 8), "truncated");   // the whole trailer
+  expect_gzip_error(bytes.substr(0, bytes.size() / 2), "truncated");   // half the file
+  std::string crc = bytes;
+  crc[crc.size() - 8] = static_cast<char>(crc[crc.size() - 8] ^ 0x01);  // the CRC's first byte
+  expect_gzip_error(crc, "corrupt");
+  std::string body = bytes;
+  body[body.size() / 2] = static_cast<char>(body[body.size() / 2] ^ 0x10);  // a bit in the data
+  expect_gzip_error(body, "corrupt");
+  expect_gzip_error(bytes + "trailing garbage", "trailing data");
+  expect_gzip_error(std::string(), "empty");
+
+  // Two members: the tensor's first lines in one, the rest in another.
+  const std::string plain = temp_path("good.tns");
+  grain::write_tns(plain, X);
+  const std::string text = read_bytes(plain);
+  const std::size_t cut = text.find('\n', text.size() / 3) + 1;
+  const std::string two = temp_path("two.tns.gz");
+  {
+    std::FILE* f = std::fopen(two.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    for (const std::string& part : {text.substr(0, cut), text.substr(cut)}) {
+      const std::string member = temp_path("member.gz");
+      gzFile g = gzopen(member.c_str(), "wb");
+      ASSERT_NE(g, nullptr);
+      ASSERT_EQ(gzwrite(g, part.data(), static_cast<unsigned>(part.size())), static_cast<int>(part.size()));
+      ASSERT_EQ(gzclose(g), Z_OK);
+      const std::string m = read_bytes(member);
+      ASSERT_EQ(std::fwrite(m.data(), 1, m.size(), f), m.size());
+      std::remove(member.c_str());
+    }
+    std::fclose(f);
+  }
+  grain::TnsReadOptions o;
+  o.dims = X.dims();
+  expect_same(X, grain::read_sparse<double>(two, o));
+  for (const std::string& p : {good, plain, two}) std::remove(p.c_str());
 }
 
 TEST(Binary, RoundTripAndFloatConversion) {
