@@ -131,6 +131,38 @@ void check_singular() {
 }
 GRAIN_BACKEND_TEST(CpAls, SingularSystemUsesPseudoInverseOnce) { check_singular<TypeParam>(); }
 
+// Values that overflow float on the way (their squares do) stop the run with an error naming the
+// iteration, instead of NaN factors and a NaN fit.
+template <class Exec>
+void check_non_finite_stops() {
+  using Space = typename Exec::memory_space;
+  grain::GenerateOptions g;
+  g.dims = {20, 30, 25};
+  g.samples = 2000;
+  g.rank = 3;
+  g.seed = 4;
+  auto Hd = grain::generate_sparse<double>(g);
+  grain::SparseTensor<float> H(Hd.dims(), Hd.nnz());
+  for (index_type j = 0; j < Hd.nnz(); ++j) {
+    for (int m = 0; m < Hd.ndims(); ++m) H.subscripts()(j, m) = Hd.subscripts()(j, m);
+    H.values()(j) = static_cast<float>(Hd.values()(j)) * 3e37f;
+  }
+  auto X = H.template to_space<Space>();
+  auto M = grain::cp::random_ktensor<float, Space>(X.dims(), 3, 1);
+  grain::cp::CpAlsOptions o;
+  o.maxiters = 5;
+  o.tol = 0;
+  try {
+    (void)grain::cp::cp_als<Exec>(X, M, o);
+    ADD_FAILURE() << "no error for data that overflows float";
+  } catch (const grain::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("iteration 1"), std::string::npos) << what;
+    EXPECT_NE(what.find("finite"), std::string::npos) << what;
+  }
+}
+GRAIN_BACKEND_TEST(CpAls, NonFiniteValuesStopTheRun) { check_non_finite_stops<TypeParam>(); }
+
 // The dense kernels of CP-ALS (Gram, B W, column norms, column scaling) against plain double loops
 // on random data. I = 1000 gives the GPU Gram several row slices and a short last one (I = 3: one).
 template <class Exec, class T>

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "grain/core.hpp"
@@ -214,6 +215,14 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
                std::to_string(iter) + ") is singular; using its pseudo-inverse from now on where needed");
       }
       for (int r = 0; r < R; ++r) lambda[r] = impl::cp_weight(static_cast<double>(mode_out_h(RR + r)), max_norm);
+      // A NaN or infinity (overflow in the data, a broken start) would spread silently through
+      // every later mode: stop at the first, naming where. The Gram matrix and the norms of the
+      // new factor cover every entry of it.
+      for (index_type e = 0; e < RR + R; ++e)
+        if (!std::isfinite(static_cast<double>(mode_out_h(e))))
+          grain::impl::throw_error("cp_als: a non-finite value (", static_cast<double>(mode_out_h(e)), ") in the ",
+                            e < RR ? "Gram matrix" : "column norms", " of mode ", n + 1, "'s factor at iteration ",
+                            iter, "; the data may overflow ", std::is_same_v<T, float> ? "float" : "double");
       grams[n] = symmetric_from_upper(mode_out_h.data(), R);
     }
     for (int r = 0; r < R; ++r) lambda_h(r) = static_cast<T>(lambda[r]);
@@ -228,6 +237,9 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     const double normM2 = ktensor_norm_squared(lambda, grams);
     const double resid2 = std::max(0.0, normX2 + normM2 - 2 * inner);
     const double fit = 1.0 - std::sqrt(resid2) / normX;
+    if (!std::isfinite(fit))
+      grain::impl::throw_error("cp_als: the fit is not finite at iteration ", iter, " (|X|^2 ", normX2, ", |M|^2 ", normM2,
+                        ", <X, M> ", inner, ")");
     CpAlsIteration it;
     it.iteration = iter;
     it.fit = fit;
