@@ -7,6 +7,17 @@ namespace {
 
 using grain::index_type;
 
+// A random-Ktensor tensor (Genten's kind) of the given sizes, samples, generating rank and seed.
+grain::SparseTensor<double> random_ktensor_tensor(std::vector<index_type> dims, index_type samples, int rank,
+                                                  std::uint64_t seed) {
+  grain::GenerateOptions g;
+  g.dims = std::move(dims);
+  g.samples = samples;
+  g.rank = rank;
+  g.seed = seed;
+  return grain::generate_sparse<double>(g);
+}
+
 template <class Exec>
 grain::cp::CpAlsResult run(const grain::SparseTensor<double>& H, int R, std::uint64_t seed,
                            int maxiters, double tol, std::vector<std::vector<double>>* factors,
@@ -66,12 +77,7 @@ GRAIN_BACKEND_TEST(CpAls, RecoversPlantedLowRank) { check_planted<TypeParam>(); 
 
 template <class Exec>
 void check_monotone_and_reproducible() {
-  grain::GenerateOptions g;
-  g.dims = {20, 30, 25};
-  g.samples = 3000;
-  g.rank = 4;
-  g.seed = 9;
-  auto H = grain::generate_sparse<double>(g);
+  auto H = random_ktensor_tensor({20, 30, 25}, 3000, 4, 9);
   std::vector<std::vector<double>> a, b;
   auto r1 = run<Exec>(H, 5, 77, 25, 0.0, &a);
   auto r2 = run<Exec>(H, 5, 77, 25, 0.0, &b);
@@ -91,12 +97,7 @@ GRAIN_BACKEND_TEST(CpAls, FitNeverDecreasesAndSeedReproduces) { check_monotone_a
 // factors, to rounding (on a host back end both solve on the host).
 template <class Exec>
 void check_solve_places_agree() {
-  grain::GenerateOptions g;
-  g.dims = {40, 30, 50};
-  g.samples = 5000;
-  g.rank = 6;
-  g.seed = 21;
-  auto H = grain::generate_sparse<double>(g);
+  auto H = random_ktensor_tensor({40, 30, 50}, 5000, 6, 21);
   std::vector<std::vector<double>> a, b;
   const auto A = grain::cp::MttkrpAlgorithm::Auto;
   auto rh = run<Exec>(H, 6, 5, 8, 0.0, &a, A, nullptr, grain::cp::DenseSolve::Host);
@@ -136,12 +137,7 @@ GRAIN_BACKEND_TEST(CpAls, SingularSystemUsesPseudoInverseOnce) { check_singular<
 template <class Exec>
 void check_non_finite_stops() {
   using Space = typename Exec::memory_space;
-  grain::GenerateOptions g;
-  g.dims = {20, 30, 25};
-  g.samples = 2000;
-  g.rank = 3;
-  g.seed = 4;
-  auto Hd = grain::generate_sparse<double>(g);
+  auto Hd = random_ktensor_tensor({20, 30, 25}, 2000, 3, 4);
   grain::SparseTensor<float> H(Hd.dims(), Hd.nnz());
   for (index_type j = 0; j < Hd.nnz(); ++j) {
     for (int m = 0; m < Hd.ndims(); ++m) H.subscripts()(j, m) = Hd.subscripts()(j, m);
