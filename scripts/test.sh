@@ -2,7 +2,8 @@
 # Builds grain and runs its tests: the tree check (scripts/check-tree.sh), the Serial and OpenMP
 # back ends in Release and under AddressSanitizer + UndefinedBehaviorSanitizer with bounds checks,
 # and, when nvcc is present, the CUDA back end with every test (its CPU back ends run; its GPU
-# tests run only on a machine with a GPU).
+# tests run only on a machine with a GPU); then, when clang has libFuzzer, the fuzz targets for a
+# bounded time (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -35,6 +36,13 @@ else
   echo "grain: nvcc not found; the CUDA back end was not compiled"
 fi
 
+# The fuzz targets over every reader of outside data (scripts/fuzz.sh), when clang has libFuzzer.
+fuzz_line="fuzz: skipped (no clang with libFuzzer)"
+if bash scripts/fuzz.sh --check; then
+  run bash scripts/fuzz.sh 2>&1 | tee "$logs/fuzz.out"
+  fuzz_line=$(grep -E '^fuzz: ' "$logs/fuzz.out" | tail -1)
+fi
+
 # One closing line over every configuration: passed, failed, skipped (CUDA tests skip without a GPU).
 total=0 failed=0 skipped=0
 for f in "$logs"/*.log; do
@@ -45,4 +53,5 @@ for f in "$logs"/*.log; do
   total=$((total + t)); failed=$((failed + x)); skipped=$((skipped + s))
 done
 echo
+echo "$fuzz_line"
 echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"

@@ -23,6 +23,12 @@ bool quiet();
 // The command line as main() received it (a benchmark may run the program again with it).
 char** program_argv();
 
+// The whole tool (main.cpp): builds the App, parses the line and, when `run_action`, runs the
+// chosen command. Returns the exit status: 0, 1 for a failed run, 2 for a usage error. Without
+// `run_action` it returns after the parse (and any --help or --version text) with the work not
+// done, which is how the fuzz target (fuzz/fuzz_cli.cpp) parses lines.
+int main_entry(int argc, char** argv, bool run_action = true);
+
 // --backend NAME. Empty (the default) means the fastest available back end at run time.
 // `with_all` also accepts "all" (every available back end, one after another).
 CLI::Option* add_backend_option(CLI::App* cmd, std::string& backend, bool with_all = false);

@@ -104,10 +104,11 @@ void add_quiet_flag(CLI::App* cmd, const std::string& also) {
   cmd->add_flag("--quiet", g_quiet, "no progress line on standard error" + (also.empty() ? "" : "; " + also));
 }
 
-}  // namespace grain::cli
-
-int main(int argc, char** argv) {
-  using namespace grain::cli;
+int main_entry(int argc, char** argv, bool run_action) {
+  // A fresh line starts from no action and no --quiet: main_entry may parse several lines in one
+  // process (the fuzz target does).
+  g_action = nullptr;
+  g_quiet = false;
   g_argv = argv;
   CLI::App app("grain " GRAIN_VERSION_STRING
                ": performance-portable tensor kernels (contractions, sparse CP-ALS) on CPUs and GPUs",
@@ -176,6 +177,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: error: %s\n", command_path(selected(app)).c_str(), e.what());
     return 1;
   }
+  if (!run_action) return 0;
   grain::set_progress_enabled(!quiet() && ::isatty(STDERR_FILENO));
   try {
     return g_action ? g_action() : 0;
@@ -189,3 +191,11 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace grain::cli
+
+// The fuzz target (fuzz/fuzz_cli.cpp) compiles this file with GRAIN_CLI_NO_MAIN: libFuzzer
+// supplies main there.
+#ifndef GRAIN_CLI_NO_MAIN
+int main(int argc, char** argv) { return grain::cli::main_entry(argc, argv, true); }
+#endif

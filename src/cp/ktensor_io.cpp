@@ -57,10 +57,13 @@ void read_rows(const std::string& path, T* data, index_type rows, index_type col
       const auto r = std::from_chars(tok, p, v);
       if (tok == p)
         grain::impl::throw_error(path, ":", lineno, ": expected ", cols, " values, found ", c);
-      if (r.ec != std::errc() || r.ptr != p || !std::isfinite(v))
+      // Finite in T, too: a double beyond float's range would become an infinite factor entry.
+      const bool number = r.ec == std::errc() && r.ptr == p && std::isfinite(v);
+      const T tv = static_cast<T>(v);
+      if (!number || !std::isfinite(tv))
         grain::impl::throw_error(path, ":", lineno, ":", tok - line.data() + 1, ": '", std::string(tok, p),
-                          "' is not a finite number");
-      data[i * cols + c] = static_cast<T>(v);
+                          "' is not a finite number", number ? " in float" : "");
+      data[i * cols + c] = tv;
     }
     while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
     if (p != end)

@@ -111,12 +111,14 @@ class FileText {
     } end{&z};
     z.next_in = const_cast<Bytef*>(src);
     std::size_t used = 0;
-    buffer_.resize(std::max<std::size_t>(std::size_t(1) << 22, n * 4));
+    // Room for text about four times the compressed size (FROSTT's ratio), doubled when full: a
+    // small file costs a small buffer.
+    buffer_.resize(std::max<std::size_t>(std::size_t(1) << 16, n * 4));
     for (;;) {
       // zlib counts in 32-bit units: feed and drain at most 1 GiB at a time.
       const std::size_t in_left = n - static_cast<std::size_t>(z.next_in - src);
       z.avail_in = static_cast<uInt>(std::min<std::size_t>(in_left, std::size_t(1) << 30));
-      if (buffer_.size() - used < (std::size_t(1) << 20)) buffer_.resize(buffer_.size() * 2);
+      if (used == buffer_.size()) buffer_.resize(buffer_.size() * 2);
       z.next_out = reinterpret_cast<Bytef*>(buffer_.data() + used);
       z.avail_out = static_cast<uInt>(std::min<std::size_t>(buffer_.size() - used, std::size_t(1) << 30));
       const uInt out_before = z.avail_out;
