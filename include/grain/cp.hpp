@@ -8,3 +8,4 @@
 #include "grain/cp/ktensor.hpp"
 #include "grain/cp/mttkrp.hpp"
 #include "grain/cp/cp_als.hpp"
+#include "grain/cp/checkpoint.hpp"

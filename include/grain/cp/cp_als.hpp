@@ -13,6 +13,10 @@
 //   ||M||^2 = lambda^T (G_1 .* ... .* G_N) lambda and <X, M> = sum_r lambda_r sum_i A_N(i,r) B(i,r)
 //   reuses the last mode's MTTKRP: no extra pass over the tensor.
 // Stops after maxiters iterations or when the fit changes by less than tol.
+//
+// A run may stop after any iteration (CpAlsOptions::after_iteration) and continue later from its
+// factors (CpAlsOptions::iterations_done, fit_done: grain/cp/checkpoint.hpp saves them), reaching the
+// same factors, to rounding, as a run never stopped.
 #pragma once
 
 #include <algorithm>
@@ -44,17 +48,27 @@ inline const char* dense_solve_name(DenseSolve d) {
   return d == DenseSolve::Host ? "host" : d == DenseSolve::Device ? "device" : "auto";
 }
 
+struct CpAlsIteration {
+  int iteration = 0;
+  double fit = 0, change = 0, seconds = 0, mttkrp_seconds = 0;
+  bool last = false;  // no iteration follows: the fit converged or maxiters is reached
+};
+
 struct CpAlsOptions {
-  int maxiters = 50;
+  int maxiters = 50;  // counts the iterations_done too: a resumed run ends where the whole run would
   double tol = 1e-4;
   MttkrpAlgorithm mttkrp = MttkrpAlgorithm::Auto;
   DenseSolve solve = DenseSolve::Auto;
   bool arrange_result = true;  // normalize and sort components by weight at the end
-};
-
-struct CpAlsIteration {
-  int iteration = 0;
-  double fit = 0, change = 0, seconds = 0, mttkrp_seconds = 0;
+  // Resuming: the model given is the un-arranged one after `iterations_done` iterations, whose last
+  // fit was `fit_done`. The run continues at iteration iterations_done + 1, so the weights'
+  // 2-norm-then-max-norm rule and the stopping rule see the same iteration numbers and previous
+  // fit as an uninterrupted run.
+  int iterations_done = 0;
+  double fit_done = 0;
+  // Called after each iteration with the model holding that iteration's factors and weights,
+  // un-arranged (what a checkpoint saves). Returning false stops the run after it.
+  std::function<bool(const CpAlsIteration&)> after_iteration;
 };
 
 struct CpAlsResult {
@@ -65,6 +79,7 @@ struct CpAlsResult {
   std::vector<double> mttkrp_seconds_per_mode;  // summed over iterations
   std::vector<MttkrpAlgorithm> algorithms;      // per mode
   bool used_pseudo_inverse = false;
+  bool stopped = false;  // after_iteration returned false before the run was done
 };
 
 namespace impl {
@@ -86,6 +101,9 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     grain::impl::throw_error("grain::cp::cp_als: initial Ktensor ", dims_string(M.dims()),
                              " does not match the tensor ", dims_string(X.dims()));
   if (opts.maxiters < 1) grain::impl::throw_error("grain::cp::cp_als: maxiters ", opts.maxiters, " must be at least 1");
+  if (opts.iterations_done < 0 || !std::isfinite(opts.fit_done))
+    grain::impl::throw_error("grain::cp::cp_als: iterations_done ", opts.iterations_done, " and fit_done ",
+                             opts.fit_done, " must be non-negative and finite");
   if (!(opts.tol >= 0)) grain::impl::throw_error("grain::cp::cp_als: tol ", opts.tol, " must be non-negative");
   CpAlsResult res;
   res.mttkrp_seconds_per_mode.assign(N, 0.0);
@@ -132,9 +150,10 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   auto mode_out_h = create_mirror_view(mode_back);
   std::vector<double> lambda(R, 1.0);
   MttkrpWorkspace<T, Space> ws;
-  double fit_old = 0;
+  double fit_old = opts.fit_done;
+  if (opts.iterations_done > 0) res.fit = opts.fit_done;
   const auto t_all = clock::now();
-  for (int iter = 1; iter <= opts.maxiters; ++iter) {
+  for (int iter = opts.iterations_done + 1; iter <= opts.maxiters; ++iter) {
     const auto t0 = clock::now();
     double mt = 0;
     for (int n = 0; n < N; ++n) {
@@ -247,11 +266,16 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     it.mttkrp_seconds = mt;
     Exec().fence();
     it.seconds = impl::seconds_since(t0);
+    it.last = (iter > 1 && it.change < opts.tol) || iter == opts.maxiters;
     res.iterations.push_back(it);
     res.fit = fit;
     if (progress) progress(it);
     fit_old = fit;
-    if (iter > 1 && it.change < opts.tol) break;
+    if (opts.after_iteration && !opts.after_iteration(it) && !it.last) {
+      res.stopped = true;
+      break;
+    }
+    if (it.last) break;
   }
   res.seconds = impl::seconds_since(t_all);
   if (opts.arrange_result) arrange<Exec>(M);
