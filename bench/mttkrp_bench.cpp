@@ -12,7 +12,7 @@
 #include "common/report.hpp"
 #include "common/timing.hpp"
 #include "grain/core/backends.hpp"
-#include "grain/cp/device_memory.hpp"
+#include "grain/cp/memory.hpp"
 #include "grain/grain.hpp"
 
 namespace grain::bench {
@@ -53,7 +53,18 @@ void bench_on(const MttkrpBenchOptions& o) {
   }
   const int N = H.ndims();
   int maxR = *std::max_element(ranks.begin(), ranks.end());
-  cp::check_device_memory<Exec, T>(H, maxR, true);
+  {
+    // Every algorithm runs on every mode: the sorted copies and, on the GPU, the tiled copies too
+    // (the host's privatized copies are capped by kPrivatizedBudget).
+    constexpr bool host = is_host_execution_space_v<Exec>;
+    std::vector<cp::MemoryPart> parts = cp::cp_als_memory<Exec>(
+        H, maxR, std::vector<cp::MttkrpAlgorithm>(N, host ? cp::MttkrpAlgorithm::Perm : cp::MttkrpAlgorithm::Tiled),
+        true);
+    if (!host) parts.push_back({"the sorted copies of the tensor", double(N) * double(H.bytes())});
+    if (host) parts.push_back({"the privatized MTTKRP's private copies", double(cp::kPrivatizedBudget)});
+    cp::check_memory(parts, cp::memory_info<Space>(), "the MTTKRP benchmark at rank " + std::to_string(maxR),
+                     "smaller ranks (--ranks) or a smaller tensor");
+  }
   auto X = H.template to_space<Space>();
   Report rep;
   rep.device = device_name<Exec>();

@@ -13,16 +13,19 @@
 namespace grain::cp {
 namespace {
 
+// Writes a rows x cols matrix, one row per line; with `ids`, each line starts with ids[i] + 1.
 template <class T>
-void write_rows(const std::string& path, const T* data, index_type rows, index_type cols) {
+void write_rows(const std::string& path, const T* data, index_type rows, index_type cols,
+                const index_type* ids = nullptr) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) grain::impl::throw_error(path, ": cannot create (", std::strerror(errno), ")");
   std::string line;
   char buf[64];
   for (index_type i = 0; i < rows; ++i) {
     line.clear();
+    if (ids) line.append(buf, std::to_chars(buf, buf + sizeof(buf), ids[i] + 1).ptr);
     for (index_type c = 0; c < cols; ++c) {
-      if (c) line += ' ';
+      if (c || ids) line += ' ';
       line.append(buf, std::to_chars(buf, buf + sizeof(buf), data[i * cols + c]).ptr);
     }
     line += '\n';
@@ -83,6 +86,21 @@ void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K) {
 }
 
 template <class T>
+void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K,
+                   const std::vector<std::vector<index_type>>& original) {
+  if (original.size() != static_cast<std::size_t>(K.ndims()))
+    grain::impl::throw_error("write_ktensor: ", original.size(), " index maps for a ", K.ndims(), "-way Ktensor");
+  for (int m = 0; m < K.ndims(); ++m)
+    if (static_cast<index_type>(original[m].size()) != K.dim(m))
+      grain::impl::throw_error("write_ktensor: mode ", m + 1, "'s index map has ", original[m].size(),
+                               " entries for ", K.dim(m), " rows");
+  write_rows(prefix + "_lambda.txt", K.lambda.data(), K.rank(), 1);
+  for (int m = 0; m < K.ndims(); ++m)
+    write_rows(prefix + "_mode" + std::to_string(m + 1) + ".txt", K.factors[m].data(), K.dim(m), K.rank(),
+               original[m].data());
+}
+
+template <class T>
 Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<index_type>& dims,
                                    int rank) {
   Ktensor<T, HostSpace> K(dims, rank);
@@ -98,6 +116,10 @@ Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<
 
 template void write_ktensor<float>(const std::string&, const Ktensor<float, HostSpace>&);
 template void write_ktensor<double>(const std::string&, const Ktensor<double, HostSpace>&);
+template void write_ktensor<float>(const std::string&, const Ktensor<float, HostSpace>&,
+                                   const std::vector<std::vector<index_type>>&);
+template void write_ktensor<double>(const std::string&, const Ktensor<double, HostSpace>&,
+                                    const std::vector<std::vector<index_type>>&);
 template Ktensor<float, HostSpace> read_ktensor<float>(const std::string&, const std::vector<index_type>&, int);
 template Ktensor<double, HostSpace> read_ktensor<double>(const std::string&, const std::vector<index_type>&, int);
 

@@ -31,6 +31,7 @@
 #include "grain/core.hpp"
 #include "grain/cp/dense_solve.hpp"
 #include "grain/cp/ktensor.hpp"
+#include "grain/cp/memory.hpp"
 #include "grain/cp/mttkrp.hpp"
 
 namespace grain::cp {
@@ -115,10 +116,16 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   std::vector<std::vector<double>> grams(N);
   std::vector<View<T**, LayoutRight, Space>> B(N);
   View<T*, LayoutRight, Space> gram_buf;  // the GPU Gram's partial products, reused by every mode
+  {
+    // The outputs and the MTTKRP copies must fit in what is free: Auto gives up copies first.
+    const MemoryInfo mem = memory_info<Space>();
+    res.algorithms = plan_mttkrp_algorithms<Exec>(X, R, opts.mttkrp, mem.available, false);
+    check_memory(cp_als_memory<Exec>(X, R, res.algorithms, false), mem, "CP-ALS at rank " + std::to_string(R),
+                 "a smaller rank, or an MTTKRP that copies nothing (team or atomic)");
+  }
   for (int m = 0; m < N; ++m) {
     grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
-    res.algorithms[m] = opts.mttkrp == MttkrpAlgorithm::Auto ? choose_mttkrp<Exec>(X, m, R) : opts.mttkrp;
     // Sort once, up front.
     if (res.algorithms[m] == MttkrpAlgorithm::Perm) (void)X.sorted(m);
     if (res.algorithms[m] == MttkrpAlgorithm::Tiled) (void)mttkrp_tiled_copy(X, m, R);

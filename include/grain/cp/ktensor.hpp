@@ -504,6 +504,12 @@ Ktensor<T, Space> random_ktensor(const std::vector<index_type>& dims, int rank, 
 // Rows are written with the shortest text that reads back exactly.
 template <class T>
 void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K);
+// The same for a Ktensor of a compacted tensor (grain::compact): each line of PREFIX_mode<m>.txt
+// starts with the row's 1-based index in the original tensor, original[m][i] + 1, then its R
+// values; the rows of indices the tensor never uses are zero and left out.
+template <class T>
+void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K,
+                   const std::vector<std::vector<index_type>>& original);
 // Reads PREFIX_lambda.txt (optional: ones when absent) and PREFIX_mode<m>.txt for m = 1..N,
 // checking each file's shape against dims and rank.
 template <class T>

@@ -382,15 +382,15 @@ void run_mttkrp(MttkrpAlgorithm alg, MttkrpData<T> d, const SparseTensor<T, Spac
       const double per_copy = double(d.I) * double(d.R) * sizeof(T);
       if (copies > 1 && copies * per_copy > double(kPrivatizedBudget))
         copies = std::max<index_type>(1, static_cast<index_type>(double(kPrivatizedBudget) / per_copy));
+      if (copies == 1) {  // one copy: accumulate straight into out, no workspace
+        parallel_for(TeamPolicy<Exec>(1, 1, vec), MttkrpPrivate<NC, T, Member>{d, d.out, 1});
+        break;
+      }
       const std::size_t need = static_cast<std::size_t>(copies * d.I * d.R);
       MttkrpWorkspace<T, Space> local;
       MttkrpWorkspace<T, Space>& w = ws ? *ws : local;
       if (w.privatized.extent(0) < need)
         w.privatized = View<T*, LayoutRight, Space>(WithoutInitializing, "mttkrp_private", need);
-      if (copies == 1) {  // one copy: accumulate straight into out
-        parallel_for(TeamPolicy<Exec>(1, 1, vec), MttkrpPrivate<NC, T, Member>{d, d.out, 1});
-        break;
-      }
       View<T*, LayoutRight, Space> priv(w.privatized.data(), need);
       deep_copy(priv, T(0));
       parallel_for(TeamPolicy<Exec>(copies, 1, vec), MttkrpPrivate<NC, T, Member>{d, priv.data(), copies});
