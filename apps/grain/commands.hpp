@@ -28,6 +28,11 @@ struct CpAlsCommand {
   std::string dtype = "double";
   std::string init, output, json;
   std::vector<long long> dims;  // empty: inferred from the file
+  // --checkpoint FILE: the state after every checkpoint_every-th iteration, the last one, and an
+  // interrupted one (SIGINT, SIGTERM). --resume FILE: continue from one (the rank, element type
+  // and unset options come from it: cp_cli.cpp).
+  std::string checkpoint, resume;
+  int checkpoint_every = 1;
 };
 int run_cp_als(const CpAlsCommand& c);  // cp_commands.cpp
 
@@ -45,6 +50,9 @@ struct CpAlsRunInfo {
   long long nnz = 0;
   int rank = 0;
   std::uint64_t seed = 0;
+  int resumed_from = 0;        // the checkpoint's iteration (0: a fresh start)
+  std::string checkpoint;      // --checkpoint FILE ("" when none)
+  std::string interrupted_by;  // "SIGINT" or "SIGTERM" when a signal stopped the run
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 

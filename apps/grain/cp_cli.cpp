@@ -1,19 +1,47 @@
 // `grain cp-als` and `grain generate`: their options (the runners are in cp_commands.cpp).
 #include "cli.hpp"
 #include "commands.hpp"
+#include "grain/cp/checkpoint.hpp"
 #include "grain/cp/mttkrp.hpp"
 
 namespace grain::cli {
 
 namespace {
 
+// Which of the settings a checkpoint records were given on the command line.
+struct GivenOptions {
+  bool rank, dtype, maxiters, tol, mttkrp, seed;
+};
+
+// --resume FILE: the rank and the element type are the checkpoint's (given ones must agree), and
+// so are --maxiters, --tol, --mttkrp and --seed unless given. Runs with the action, not the parse:
+// it reads the file.
+void settle_resume(CpAlsCommand& c, const GivenOptions& given) {
+  const cp::CpAlsCheckpoint k = cp::read_checkpoint(c.resume, /*header_only=*/true);
+  const std::string dtype = k.value_bytes == 4 ? "float" : "double";
+  const auto contradiction = [&](const std::string& option, const std::string& value, const std::string& saved) {
+    return CLI::ValidationError(option, value + " contradicts the checkpoint " + c.resume + " (" + saved + ")");
+  };
+  if (given.rank && c.rank != k.rank)
+    throw contradiction("--rank", std::to_string(c.rank), "rank " + std::to_string(k.rank));
+  if (given.dtype && c.dtype != dtype) throw contradiction("--dtype", c.dtype, dtype);
+  c.rank = k.rank;
+  c.dtype = dtype;
+  if (!given.maxiters) c.maxiters = k.maxiters;
+  if (!given.tol) c.tol = k.tol;
+  if (!given.mttkrp) c.mttkrp = k.mttkrp;
+  if (!given.seed) c.seed = k.seed;
+}
+
 void add_cp_als(CLI::App& app) {
   static CpAlsCommand c;
   CLI::App* cmd = app.add_subcommand("cp-als", "CP decomposition of a sparse tensor by alternating least squares");
   cmd->add_option("FILE", c.file, "the tensor: .tns, .tns.gz (FROSTT text) or grain's binary form")
       ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--rank,-r", c.rank, "components R")->required()->check(CLI::Range(1, 1024))->default_str("");
-  cmd->add_option("--maxiters", c.maxiters, "iterations at most")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--rank,-r", c.rank, "components R (required unless --resume gives it)")
+      ->check(CLI::Range(1, 1024))->default_str("");
+  cmd->add_option("--maxiters", c.maxiters, "iterations at most, counting those before a --resume")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--tol", c.tol, "stop when the fit changes by less")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", c.seed, "random start's seed")->check(CLI::Range(0ULL, 1ULL << 62));
   std::vector<std::string> algorithms;
@@ -30,14 +58,32 @@ void add_cp_als(CLI::App& app) {
   cmd->add_option("--output", c.output, "write the factors to PREFIX_lambda.txt, PREFIX_mode<n>.txt")
       ->type_name("PREFIX");
   add_json_option(cmd, c.json, "the run's summary and per-iteration fit");
+  CLI::Option* checkpoint =
+      cmd->add_option("--checkpoint", c.checkpoint,
+                      "save the run's state to FILE (atomically) every --checkpoint-every iterations, at the end, "
+                      "and when SIGINT or SIGTERM stops it")
+          ->type_name("FILE");
+  cmd->add_option("--checkpoint-every", c.checkpoint_every, "iterations between checkpoints")
+      ->check(CLI::Range(1, 1000000))->needs(checkpoint);
+  cmd->add_option("--resume", c.resume,
+                  "continue the run saved in FILE by --checkpoint, on the same tensor; its rank, element type and "
+                  "options apply unless given")
+      ->type_name("FILE")->check(CLI::ExistingFile)->excludes(cmd->get_option("--init"));
   static std::vector<long long> dims;
   cmd->add_option("--dims", dims, "mode sizes, for a .tns whose largest indices are not the sizes")
       ->delimiter('x')->type_name("AxBxC")->check(CLI::PositiveNumber);
   add_quiet_flag(cmd);
   cmd->footer("Example: grain cp-als tensor.tns --rank 16 --json -");
-  cmd->callback([] {
+  cmd->callback([cmd] {
     if (!dims.empty()) c.dims = checked_dims(dims, "--dims");
-    set_action([] { return run_cp_als(c); });
+    const auto given = [cmd](const char* option) { return cmd->count(option) > 0; };
+    if (c.resume.empty() && !given("--rank")) throw CLI::RequiredError("--rank");
+    const GivenOptions g{given("--rank"), given("--dtype"), given("--maxiters"),
+                         given("--tol"),  given("--mttkrp"), given("--seed")};
+    set_action([g] {
+      if (!c.resume.empty()) settle_resume(c, g);
+      return run_cp_als(c);
+    });
   });
 }
 

@@ -1,6 +1,10 @@
 // `grain cp-als` and `grain generate`: the work, for the back end and element type asked for
 // (their options are in cp_cli.cpp). Compiled as CUDA in CUDA builds.
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -30,6 +34,64 @@ int with_backend_and_dtype(const std::string& backend, const std::string& dtype,
   });
 }
 
+// SIGINT and SIGTERM while cp-als iterates: the signal's number, read after each iteration.
+volatile sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+// Installs the SIGINT and SIGTERM handlers for its lifetime. SA_RESETHAND puts the default back
+// after the first signal, so that a second one ends the process at once.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  int received() const { return g_stop_signal; }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// What a checkpoint of this run records besides the model: the tensor decomposed and the settings.
+template <class T>
+cp::CpAlsCheckpoint checkpoint_settings(const SparseTensor<T>& H, const CpAlsCommand& c, const cp::CpAlsOptions& o) {
+  cp::CpAlsCheckpoint ck;
+  ck.dims = H.dims();
+  ck.nnz = H.nnz();
+  ck.fingerprint = cp::tensor_fingerprint(H);
+  ck.rank = c.rank;
+  ck.value_bytes = sizeof(T);
+  ck.maxiters = o.maxiters;
+  ck.tol = o.tol;
+  ck.seed = c.seed;
+  ck.mttkrp = c.mttkrp;
+  return ck;
+}
+
+// --resume: the checkpoint must be of this tensor, rank and element type; the run continues after
+// its iteration with its fit history. A run that had converged stays done unless --tol is smaller.
+cp::CpAlsCheckpoint resume_from(const std::string& path, cp::CpAlsCheckpoint& ck, cp::CpAlsOptions& o) {
+  cp::CpAlsCheckpoint from = cp::read_checkpoint(path);
+  cp::check_checkpoint_tensor(from, path, ck.dims, ck.nnz, ck.fingerprint, ck.rank, ck.value_bytes);
+  const int k = from.iteration;
+  o.iterations_done = k;
+  o.fit_done = k > 0 ? from.fits[k - 1] : 0.0;
+  if (k > 1 && std::abs(from.fits[k - 1] - from.fits[k - 2]) < o.tol) o.maxiters = std::min(o.maxiters, k);
+  ck.fits = from.fits;
+  return from;
+}
+
 template <class Exec, class T>
 int cp_als_on(const CpAlsCommand& c) {
   using Space = typename Exec::memory_space;
@@ -56,28 +118,64 @@ int cp_als_on(const CpAlsCommand& c) {
   cp::check_device_memory<Exec, T>(H, R, o.mttkrp == MttkrpAlgorithm::Perm || o.mttkrp == MttkrpAlgorithm::Tiled ||
                                              o.mttkrp == MttkrpAlgorithm::Auto);
   auto X = H.template to_space<Space>();
-  cp::Ktensor<T, Space> M = c.init.empty()
+  cp::CpAlsCheckpoint ck, from;
+  if (!c.checkpoint.empty() || !c.resume.empty()) ck = checkpoint_settings(H, c, o);
+  if (!c.resume.empty()) from = resume_from(c.resume, ck, o);
+  cp::Ktensor<T, Space> M = !c.resume.empty() ? cp::checkpoint_model<T, Space>(from)
+                          : c.init.empty()
                                 ? cp::random_ktensor<T, Space>(X.dims(), R, c.seed)
                                 : cp::read_ktensor<T>(c.init, X.dims(), R).template to_space<Space>();
   std::fprintf(out, "cp-als: rank %d, %s, %s, maxiters %d, tol %g, %s\n", R, Exec::name(),
                std::is_same_v<T, float> ? "float" : "double", o.maxiters, o.tol,
-               c.init.empty() ? ("random start, seed " + std::to_string(c.seed)).c_str()
-                              : ("start from " + c.init).c_str());
+               !c.resume.empty() ? ("resumed after iteration " + std::to_string(o.iterations_done) + " of " +
+                                    c.resume).c_str()
+               : c.init.empty()   ? ("random start, seed " + std::to_string(c.seed)).c_str()
+                                  : ("start from " + c.init).c_str());
+  if (!c.resume.empty() && o.iterations_done >= o.maxiters)
+    std::fprintf(out, "cp-als: the checkpoint's run is complete (%d iterations); nothing to iterate\n",
+                 o.iterations_done);
   std::fprintf(out, "%5s %12s %12s %10s %12s\n", "iter", "fit", "change", "seconds", "mttkrp_s");
-  auto res = cp::cp_als<Exec>(
-      X, M, o,
-      [out](const cp::CpAlsIteration& it) {
-        std::fprintf(out, "%5d %12.8f %12.4e %10.4f %12.4f\n", it.iteration, it.fit, it.change, it.seconds,
-                     it.mttkrp_seconds);
-        std::fflush(out);
-      },
-      [](const std::string& msg) { std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str()); });
+  // After each iteration: the checkpoint when one is due, and a stop when a signal came.
+  int saved = 0;  // the iteration the --checkpoint file holds, 0 before the first write
+  bool writing = false;
+  o.after_iteration = [&](const cp::CpAlsIteration& it) {
+    ck.fits.push_back(it.fit);
+    const bool stop = g_stop_signal != 0;
+    if (!c.checkpoint.empty() && (it.last || stop || it.iteration % c.checkpoint_every == 0)) {
+      writing = true;
+      ck.iteration = it.iteration;
+      cp::checkpoint_set_model(ck, M);
+      cp::write_checkpoint(c.checkpoint, ck);
+      saved = it.iteration;
+      writing = false;
+    }
+    return !stop;
+  };
+  StopSignals signals;  // a signal stops the run after the iteration under way
+  cp::CpAlsResult res;
+  try {
+    res = cp::cp_als<Exec>(
+        X, M, o,
+        [out](const cp::CpAlsIteration& it) {
+          std::fprintf(out, "%5d %12.8f %12.4e %10.4f %12.4f\n", it.iteration, it.fit, it.change, it.seconds,
+                       it.mttkrp_seconds);
+          std::fflush(out);
+        },
+        [](const std::string& msg) { std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str()); });
+  } catch (const Error& e) {
+    // A fault (a NaN or infinity) leaves the checkpoint as it was: the last good model written.
+    if (c.checkpoint.empty() || writing) throw;
+    if (saved > 0)
+      impl::throw_error(e.what(), "; the checkpoint ", c.checkpoint, " keeps iteration ", saved);
+    impl::throw_error(e.what(), "; no checkpoint was written before it");
+  }
   const int iters = static_cast<int>(res.iterations.size());
+  const int per = std::max(iters, 1);
   std::fprintf(out, "cp-als: %d iterations, fit %.8f, %.4f s (%.4f s per iteration), setup %.4f s\n", iters,
-               res.fit, res.seconds, res.seconds / iters, res.setup_seconds);
+               res.fit, res.seconds, res.seconds / per, res.setup_seconds);
   std::fprintf(out, "mttkrp per mode (s per iteration, algorithm):");
   for (int m = 0; m < X.ndims(); ++m)
-    std::fprintf(out, " %d: %.4f %s", m + 1, res.mttkrp_seconds_per_mode[m] / iters,
+    std::fprintf(out, " %d: %.4f %s", m + 1, res.mttkrp_seconds_per_mode[m] / per,
                  cp::mttkrp_algorithm_name(res.algorithms[m]));
   std::fprintf(out, "\n");
   if (!c.output.empty()) {
@@ -94,7 +192,25 @@ int cp_als_on(const CpAlsCommand& c) {
     run.nnz = static_cast<long long>(X.nnz());
     run.rank = R;
     run.seed = c.seed;
+    run.resumed_from = from.iteration;
+    run.checkpoint = c.checkpoint;
+    if (signals.received()) run.interrupted_by = signals.received() == SIGINT ? "SIGINT" : "SIGTERM";
     write_cp_als_json(c.json, run, res);
+  }
+  // Stopped by a signal: say where the work is, and exit with 128 + the signal's number, as a
+  // shell reports a process the signal ended (130 for SIGINT, 143 for SIGTERM).
+  if (const int sig = signals.received()) {
+    const int last = res.iterations.empty() ? o.iterations_done : res.iterations.back().iteration;
+    std::string where;
+    if (!c.checkpoint.empty())
+      where += "; checkpoint " + c.checkpoint + " (continue with --resume " + c.checkpoint + ")";
+    if (!c.output.empty())
+      where += "; factors so far in " + c.output + "_lambda.txt and " + c.output + "_mode1.." +
+               std::to_string(X.ndims()) + ".txt";
+    if (where.empty()) where = "; nothing saved (--checkpoint FILE or --output PREFIX keep the work)";
+    std::fprintf(stderr, "grain cp-als: interrupted by %s after iteration %d%s\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", last, where.c_str());
+    return 128 + sig;
   }
   return 0;
 }

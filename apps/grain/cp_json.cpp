@@ -31,6 +31,10 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   out["seconds_per_iteration"] = iters > 0 ? res.seconds / iters : 0.0;
   out["setup_seconds"] = res.setup_seconds;
   out["pseudo_inverse"] = res.used_pseudo_inverse;
+  out["resumed_from_iteration"] = run.resumed_from;
+  out["checkpoint"] = run.checkpoint.empty() ? json(nullptr) : json(run.checkpoint);
+  out["interrupted"] = !run.interrupted_by.empty();
+  if (!run.interrupted_by.empty()) out["signal"] = run.interrupted_by;
   bench::write_output_file(path, out.dump(1) + "\n", "the CP-ALS summary");
 }
 

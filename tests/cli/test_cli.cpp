@@ -1,9 +1,14 @@
 // The grain tool as a user meets it: the built binary run through the shell, its exit status,
 // standard output and standard error checked. Exit status: 0 success, 1 a failed run, 2 a usage
 // error (apps/grain/main.cpp).
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -98,7 +103,8 @@ TEST(Cli, EveryCommandHelpListsItsOptionsAndDefaults) {
       {"info", {"--no-bandwidth"}},
       {"generate", {"--kind", "--dims", "--nnz", "--gen-rank", "--skew", "--support", "--seed", "--output", "--dtype", "--quiet"}},
       {"cp-als", {"FILE", "--rank", "--maxiters", "--tol", "--seed", "--mttkrp", "--backend", "--dtype", "--init",
-                  "--output", "--json", "--dims", "--solve", "--quiet"}},
+                  "--output", "--json", "--dims", "--solve", "--quiet", "--checkpoint",
+                  "--checkpoint-every", "--resume"}},
       {"tune", {"--backend", "--output", "--quick", "--budget-mib", "--reps", "--kernel", "--dtype", "--layout",
                 "--fields", "--points", "--quiet"}},
       {"bench", {"core", "paper", "contract", "mttkrp"}},
@@ -153,6 +159,10 @@ TEST(Cli, UsageErrorsExitWithTwoAndSayWhatIsWrong) {
       {"cp-als " + t + " --rank 4 --backend gpu", "--backend"},
       {"cp-als " + scratch() + "/absent.tns --rank 4", "absent.tns"},
       {"cp-als " + t + " --rank 4 extra.tns", "extra.tns"},
+      {"cp-als " + t + " --rank 4 --checkpoint-every 2", "--checkpoint"},
+      {"cp-als " + t + " --rank 4 --checkpoint x.ckpt --checkpoint-every 0", "--checkpoint-every"},
+      {"cp-als " + t + " --resume " + scratch() + "/absent.ckpt", "absent.ckpt"},
+      {"cp-als " + t + " --rank 4 --resume " + t + " --init prefix", "--init"},
       {"generate --dims 10x10x10 --nnz 5", "--output"},
       {"generate --kind skewed --dims 10x10x10 --output x.tns", "--nnz"},
       {"generate --kind planted --dims 10x10x10 --nnz 5 --output x.tns", "--kind"},
@@ -232,6 +242,146 @@ TEST(Cli, GenerateWritesTheTensorAndNoProgressOffATerminal) {
   int lines = 0;
   for (std::string line; std::getline(f, line);) ++lines;
   EXPECT_GT(lines, 100);
+}
+
+// ---- checkpoints and signals -----------------------------------------------------------------------
+
+// Starts `grain ARGS` in the background, standard output and error to scratch()/TAG.out and .err;
+// returns the process id of grain itself (the shell execs it).
+pid_t grain_start(const std::string& args, const std::string& tag) {
+  const std::string cmd = "exec " + binary() + " " + args + " >" + scratch() + "/" + tag + ".out 2>" + scratch() +
+                          "/" + tag + ".err </dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// The exit status of a started process; -1 if a signal ended it.
+int wait_status(pid_t pid) {
+  int st = 0;
+  if (::waitpid(pid, &st, 0) != pid) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// The last iteration line ("%5d fit change seconds mttkrp_s") of cp-als's output, 0 before any.
+int last_iteration(const std::string& text) {
+  std::istringstream in(text);
+  int last = 0;
+  for (std::string line; std::getline(in, line);) {
+    int it = 0;
+    double fit = 0, change = 0;
+    if (std::sscanf(line.c_str(), "%d %lf %lf", &it, &fit, &change) == 3) last = it;
+  }
+  return last;
+}
+
+// Waits (at most 30 s) until the started run has printed iteration `k` and `file` exists, then
+// sends `sig`; false if the run ended first.
+bool signal_after(pid_t pid, const std::string& tag, int k, const std::string& file, int sig) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, nullptr, WNOHANG) != 0) return false;
+    if (last_iteration(slurp(scratch() + "/" + tag + ".out")) >= k && std::ifstream(file).good())
+      return ::kill(pid, sig) == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+// Every number of the factor files PREFIX_lambda.txt, PREFIX_mode1..3.txt, in order.
+std::vector<double> factor_values(const std::string& prefix) {
+  std::vector<double> v;
+  for (const char* part : {"lambda", "mode1", "mode2", "mode3"}) {
+    std::ifstream f(prefix + "_" + part + ".txt");
+    for (double x; f >> x;) v.push_back(x);
+  }
+  return v;
+}
+
+// A tensor whose run takes long enough to be interrupted part way (a few ms an iteration).
+const std::string& long_tensor() {
+  static const std::string path = [] {
+    const std::string p = scratch() + "/long.tns";
+    const Result r = grain("generate --kind random-ktensor --dims 200x300x400 --nnz 60000 --gen-rank 4 --seed 5 "
+                           "--output " + p);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return p;
+  }();
+  return path;
+}
+
+// SIGTERM after iteration k: exit 143, a message naming the checkpoint; --resume then reaches the
+// factors of a run never interrupted (same seed), and contradicting or foreign resumes are refused.
+TEST(Cli, SigtermSavesACheckpointAndResumeMatchesAnUninterruptedRun) {
+  const std::string t = long_tensor(), ck = scratch() + "/run.ckpt";
+  const std::string run = "cp-als " + t + " --rank 4 --tol 0 --seed 7 --backend serial";
+  const pid_t pid = grain_start(run + " --maxiters 100000 --checkpoint " + ck + " --checkpoint-every 1", "term");
+  ASSERT_GT(pid, 0);
+  const bool sent = signal_after(pid, "term", 3, ck, SIGTERM);
+  const int status = wait_status(pid);
+  const std::string out = slurp(scratch() + "/term.out"), err = slurp(scratch() + "/term.err");
+  ASSERT_TRUE(sent) << "the run ended before the signal:\n" << out << err;
+  EXPECT_EQ(status, 143) << err;
+  EXPECT_TRUE(has(err, "interrupted by SIGTERM after iteration")) << err;
+  EXPECT_TRUE(has(err, "--resume " + ck)) << err;
+  const int k = last_iteration(out);
+  ASSERT_TRUE(k >= 3 && k < 60) << out;
+  DIR* d = ::opendir(scratch().c_str());
+  ASSERT_NE(d, nullptr);
+  while (const dirent* e = ::readdir(d))
+    EXPECT_FALSE(has(e->d_name, "run.ckpt.")) << "a temporary checkpoint left behind: " << e->d_name;
+  ::closedir(d);
+
+  const Result resumed = grain("cp-als " + t + " --resume " + ck + " --maxiters 60 --backend serial --output " +
+                               scratch() + "/resumed --json " + scratch() + "/resumed.json");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(has(resumed.out, "resumed after iteration " + std::to_string(k))) << resumed.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(scratch() + "/resumed.json"));
+  EXPECT_EQ(j.at("resumed_from_iteration"), k);
+  EXPECT_EQ(j.at("interrupted"), false);
+  EXPECT_EQ(j.at("rank"), 4);
+  ASSERT_EQ(j.at("iterations").size(), static_cast<std::size_t>(60 - k));
+  EXPECT_EQ(j.at("iterations")[0].at("iteration"), k + 1);
+
+  const Result full = grain(run + " --maxiters 60 --output " + scratch() + "/full");
+  ASSERT_EQ(full.status, 0) << full.err;
+  const std::vector<double> a = factor_values(scratch() + "/resumed"), b = factor_values(scratch() + "/full");
+  ASSERT_EQ(a.size(), 4u + 4u * (200 + 300 + 400));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    ASSERT_TRUE(std::abs(a[i] - b[i]) <= 1e-9 * std::max(1.0, std::abs(b[i]))) << i << ": " << a[i] << " vs " << b[i];
+
+  const Result rank = grain("cp-als " + t + " --resume " + ck + " --rank 5");
+  EXPECT_EQ(rank.status, 2) << rank.err;
+  EXPECT_TRUE(has(rank.err, "--rank") && has(rank.err, "contradicts the checkpoint")) << rank.err;
+  const Result other = grain("cp-als " + tensor() + " --resume " + ck);
+  EXPECT_EQ(other.status, 1) << other.err;
+  EXPECT_TRUE(has(other.err, ck) && has(other.err, "30x40x50")) << other.err;
+  const Result foreign = grain("cp-als " + t + " --resume " + t);
+  EXPECT_EQ(foreign.status, 1) << foreign.err;
+  EXPECT_TRUE(has(foreign.err, "not a grain CP-ALS checkpoint")) << foreign.err;
+}
+
+// SIGINT without a checkpoint: exit 130, the factors so far in --output and the JSON says so.
+TEST(Cli, SigintWritesTheFactorsSoFar) {
+  const std::string prefix = scratch() + "/partial", json = scratch() + "/partial.json";
+  const pid_t pid = grain_start("cp-als " + long_tensor() + " --rank 4 --tol 0 --maxiters 100000 --backend serial "
+                                "--output " + prefix + " --json " + json, "int");
+  ASSERT_GT(pid, 0);
+  const bool sent = signal_after(pid, "int", 2, long_tensor(), SIGINT);
+  const int status = wait_status(pid);
+  const std::string err = slurp(scratch() + "/int.err");
+  ASSERT_TRUE(sent) << "the run ended before the signal:\n" << err;
+  EXPECT_EQ(status, 130) << err;
+  EXPECT_TRUE(has(err, "interrupted by SIGINT")) << err;
+  EXPECT_TRUE(has(err, prefix + "_lambda.txt")) << err;
+  EXPECT_EQ(factor_values(prefix).size(), 4u + 4u * (200 + 300 + 400));
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j.at("interrupted"), true);
+  EXPECT_EQ(j.at("signal"), "SIGINT");
 }
 
 // A benchmark's report from standard output: JSON alone there, with rows (empty when it is not).
