@@ -1,0 +1,122 @@
+"""grain from Python: the nine finite-element contractions on NumPy arrays without a copy,
+sparse tensors, and CP-ALS (docs/python.md).
+
+    import numpy as np, grain
+    out = grain.contract_field_field_scalar(left, right)     # left (C,L,P), right (C,R,P)
+    X = grain.SparseTensor.read("t.tns")
+    M = grain.cp_als(X, rank=16)                            # a KTensor
+"""
+
+import secrets
+
+import numpy as np
+
+from ._grain import (
+    SparseTensor,
+    __version__,
+    contract_data_data_scalar,
+    contract_data_data_tensor,
+    contract_data_data_vector,
+    contract_data_field_scalar,
+    contract_data_field_tensor,
+    contract_data_field_vector,
+    contract_field_field_scalar,
+    contract_field_field_tensor,
+    contract_field_field_vector,
+    info,
+)
+from . import _grain
+
+__all__ = [
+    "KTensor", "SparseTensor", "__version__", "cp_als", "info",
+    "contract_data_data_scalar", "contract_data_data_vector", "contract_data_data_tensor",
+    "contract_data_field_scalar", "contract_data_field_vector", "contract_data_field_tensor",
+    "contract_field_field_scalar", "contract_field_field_vector", "contract_field_field_tensor",
+]
+
+
+class KTensor:
+    """A CP model: weights (R,) and one factor matrix (I_m, R) per mode, with the history of the
+    CP-ALS run that made it (fit and seconds per iteration, why it stopped)."""
+
+    def __init__(self, weights, factors, fits=(), seconds=(), mttkrp_seconds=(), stop_reason=None,
+                 algorithms=(), seed=None, setup_seconds=0.0):
+        self.weights = np.asarray(weights)
+        self.factors = [np.asarray(f) for f in factors]
+        self.fits = list(fits)
+        self.seconds = list(seconds)
+        self.mttkrp_seconds = list(mttkrp_seconds)
+        self.stop_reason = stop_reason
+        self.algorithms = list(algorithms)
+        self.seed = seed
+        self.setup_seconds = setup_seconds
+
+    @property
+    def rank(self):
+        return self.weights.shape[0]
+
+    @property
+    def shape(self):
+        return tuple(f.shape[0] for f in self.factors)
+
+    @property
+    def ndim(self):
+        return len(self.factors)
+
+    @property
+    def fit(self):
+        """The fit 1 - |X - M| / |X| after the last iteration (None for a model not from cp_als)."""
+        return self.fits[-1] if self.fits else None
+
+    @property
+    def iterations(self):
+        return len(self.fits)
+
+    def norm(self):
+        """The Frobenius norm, from the Gram matrices: sqrt(w^T (G_1 * ... * G_N) w)."""
+        h = np.ones((self.rank, self.rank))
+        for f in self.factors:
+            h *= f.T.astype(np.float64) @ f.astype(np.float64)
+        w = self.weights.astype(np.float64)
+        return float(np.sqrt(max(w @ h @ w, 0.0)))
+
+    def full(self, max_elements=10**7):
+        """The dense tensor sum_r w_r a_1r o ... o a_Nr, for small shapes (at most max_elements)."""
+        n = int(np.prod(self.shape, dtype=np.int64))
+        if n > max_elements:
+            raise ValueError(f"KTensor.full: {n} elements (shape {self.shape}) exceed max_elements="
+                             f"{max_elements}; raise it if the memory is there")
+        out = self.factors[0] * self.weights
+        for f in self.factors[1:]:
+            out = (out[..., None, :] * f).reshape(out.shape[:-1] + f.shape)
+        return out.sum(axis=-1)
+
+    def __repr__(self):
+        fit = f", fit={self.fit:.6f}, iterations={self.iterations}" if self.fits else ""
+        return f"grain.KTensor(shape={self.shape}, rank={self.rank}{fit})"
+
+
+def cp_als(X, rank, maxiters=50, tol=1e-4, seed=None, init="random", mttkrp="auto", device="auto",
+           dtype=None, callback=None):
+    """CP decomposition of the SparseTensor X at the given rank by alternating least squares.
+
+    init: "random" (factor entries uniform in [0, 1) from `seed`; None draws one, kept in the
+    result's .seed) or a KTensor to start from. mttkrp: auto, atomic, team, perm, tiled or
+    privatized. device: "auto" or "cpu". dtype: float32 or float64 (default: X's).
+    callback(iteration, fit, seconds) runs after each iteration; returning False stops the run.
+    Ctrl-C stops the run after the current iteration and returns the factors so far
+    (stop_reason "interrupted"). Returns a KTensor, normalized, components by decreasing weight.
+    """
+    if not isinstance(X, SparseTensor):
+        raise TypeError(f"grain.cp_als: X is a {type(X).__name__}; give a grain.SparseTensor")
+    if seed is None:
+        seed = secrets.randbits(63)
+    weights = factors = None
+    if isinstance(init, KTensor):
+        weights, factors = init.weights, init.factors
+    elif not (isinstance(init, str) and init == "random"):
+        raise ValueError(f"grain.cp_als: init={init!r}; give 'random' or a KTensor")
+    r = _grain._cp_als(X, int(rank), int(maxiters), float(tol), int(seed), weights, factors, str(mttkrp),
+                       str(device), dtype, callback)
+    return KTensor(r["weights"], r["factors"], r["fits"], r["seconds"], r["mttkrp_seconds"],
+                   r["stop_reason"], r["algorithms"], seed, r["setup_seconds"])

@@ -1,0 +1,537 @@
+// grain._grain: the extension module under the Python package grain (python/grain/__init__.py).
+// One translation unit, so a build with the Python package compiles one more source.
+//
+// The GIL is released around every piece of grain's work (contractions, reading, writing,
+// CP-ALS): other Python threads run meanwhile, and grain's OpenMP threads never touch Python
+// objects. CP-ALS takes the GIL back between iterations only, to run the callback and to see
+// Ctrl-C.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "arrays.hpp"
+#include "grain/contract/contract.hpp"
+#include "grain/core/backends.hpp"
+#include "grain/cp/cp_als.hpp"
+#include "grain/sparse/io.hpp"
+
+#if defined(GRAIN_ENABLE_OPENMP)
+#include <omp.h>
+#endif
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace grain::python {
+
+// ---- NumPy arrays over grain's memory ------------------------------------------------------------
+
+// A NumPy array over a grain View's memory, holding a copy of the View (a reference) so the
+// memory lives as long as the array does. LayoutRight Views only (C order).
+template <class V>
+py::array numpy_view(const V& v, bool writable) {
+  using T = std::remove_const_t<typename V::value_type>;
+  std::vector<py::ssize_t> shape, strides;
+  for (int r = 0; r < V::rank; ++r) {
+    shape.push_back(static_cast<py::ssize_t>(v.extent(r)));
+    strides.push_back(static_cast<py::ssize_t>(v.stride(r) * sizeof(T)));
+  }
+  auto* keep = new V(v);
+  py::capsule owner(keep, [](void* p) { delete static_cast<V*>(p); });
+  py::array a(py::dtype::of<T>(), shape, strides, const_cast<T*>(v.data()), owner);
+  if (!writable) a.attr("flags").attr("writeable") = false;
+  return a;
+}
+
+// ---- the nine contractions ----------------------------------------------------------------------
+
+#define GRAIN_PY_KERNEL(NAME, FAMILY, NK, LEFT, RIGHT, OUT)                                          \
+  struct Kernel_##NAME {                                                                            \
+    static constexpr int family = FAMILY, nk = NK;                                                  \
+    static constexpr const char* fn = "grain.contract_" #NAME;                                     \
+    static constexpr const char* shapes[3] = {LEFT, RIGHT, OUT};                                    \
+    template <class O, class L, class R>                                                            \
+    static void call(const O& o, const L& l, const R& r, const ContractOptions& opt) {              \
+      grain::contract_##NAME(o, l, r, opt);                                                         \
+    }                                                                                               \
+  };
+GRAIN_PY_KERNEL(data_data_scalar, 0, 1, "(C,P)", "(C,P)", "(C)")
+GRAIN_PY_KERNEL(data_data_vector, 0, 2, "(C,P,D)", "(C,P,D)", "(C)")
+GRAIN_PY_KERNEL(data_data_tensor, 0, 3, "(C,P,D1,D2)", "(C,P,D1,D2)", "(C)")
+GRAIN_PY_KERNEL(data_field_scalar, 1, 1, "(C,P)", "(C,F,P)", "(C,F)")
+GRAIN_PY_KERNEL(data_field_vector, 1, 2, "(C,P,D)", "(C,F,P,D)", "(C,F)")
+GRAIN_PY_KERNEL(data_field_tensor, 1, 3, "(C,P,D1,D2)", "(C,F,P,D1,D2)", "(C,F)")
+GRAIN_PY_KERNEL(field_field_scalar, 2, 1, "(C,L,P)", "(C,R,P)", "(C,L,R)")
+GRAIN_PY_KERNEL(field_field_vector, 2, 2, "(C,L,P,D)", "(C,R,P,D)", "(C,L,R)")
+GRAIN_PY_KERNEL(field_field_tensor, 2, 3, "(C,L,P,D1,D2)", "(C,R,P,D1,D2)", "(C,L,R)")
+#undef GRAIN_PY_KERNEL
+
+template <class T, int Rank, class Layout, std::size_t... I>
+auto host_view(void* p, const std::vector<std::int64_t>& s, std::index_sequence<I...>) {
+  using D = typename grain::impl::DataTypeOf<T, Rank>::type;
+  return View<D, Layout, HostSpace>(static_cast<T*>(p), static_cast<std::size_t>(s[I])...);
+}
+template <class T, int Rank, class Layout>
+auto host_view(const ArrayRef& a) {
+  return host_view<T, Rank, Layout>(a.data, a.shape, std::make_index_sequence<Rank>());
+}
+
+// Checks what grain's typed call cannot see from Python (a rank, an element type, a device) and
+// raises in Python's terms; extents, aliasing and the algorithm are left to grain's own checks.
+template <class K>
+void check_operand(const ArrayRef& a, const char* arg, int rank, const char* shape) {
+  if (a.ndim() != rank)
+    raise(PyExc_ValueError, std::string(K::fn) + ": argument '" + arg + "' has " + std::to_string(a.ndim()) +
+                                " dimensions (shape " + join(a.shape) + "), expected " + std::to_string(rank) +
+                                ": " + shape);
+  if (a.device != Device::Host)
+    raise(PyExc_ValueError, std::string(K::fn) + ": argument '" + arg +
+                                "' lives on a GPU; this grain module takes host arrays (NumPy, PyTorch CPU)");
+  if (a.dtype == Dtype::Other)
+    raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + arg + "' has dtype " + a.dtype_name +
+                               "; grain takes float32 or float64 (convert with " + arg + ".astype(np.float64))");
+}
+
+template <class K, class T, class In, class Out>
+void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, const ContractOptions& opt) {
+  constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
+  const auto lv = host_view<const T, lrank, In>(l);
+  const auto rv = host_view<const T, rrank, In>(r);
+  const auto ov = host_view<T, 1 + K::family, Out>(o);
+  py::gil_scoped_release nogil;
+  K::call(ov, lv, rv, opt);
+}
+
+template <class K, class T>
+void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool in_right, bool out_right,
+                  const ContractOptions& opt) {
+  if (in_right)
+    out_right ? run_contract<K, T, LayoutRight, LayoutRight>(o, l, r, opt)
+              : run_contract<K, T, LayoutRight, LayoutLeft>(o, l, r, opt);
+  else
+    out_right ? run_contract<K, T, LayoutLeft, LayoutRight>(o, l, r, opt)
+              : run_contract<K, T, LayoutLeft, LayoutLeft>(o, l, r, opt);
+}
+
+template <class K>
+py::object contract(py::handle left, py::handle right, py::object out, bool sum_into, const std::string& algorithm) {
+  constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
+  const char* lname = K::family == 1 ? "data" : "left";
+  const char* rname = K::family == 1 ? "fields" : "right";
+  ContractOptions opt;
+  opt.sum_into = sum_into;
+  opt.algorithm = parse_contract_algorithm(algorithm);  // grain::Error -> ValueError
+  const ArrayRef l = borrow_array(left, K::fn, lname, false);
+  const ArrayRef r = borrow_array(right, K::fn, rname, false);
+  check_operand<K>(l, lname, lrank, K::shapes[0]);
+  check_operand<K>(r, rname, rrank, K::shapes[1]);
+  if (r.dtype != l.dtype)
+    raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + rname + "' has dtype " + r.dtype_name +
+                               " but '" + lname + "' has " + l.dtype_name + "; give both the same element type");
+  // left and right share one layout (grain's engine takes one for both inputs).
+  const Fit lf = l.fit(), rf = r.fit();
+  if (lf == Fit::None) raise_strides(K::fn, lname, l);
+  if (rf == Fit::None) raise_strides(K::fn, rname, r);
+  const bool in_right = fits_right(lf) && fits_right(rf);
+  if (!in_right && !(fits_left(lf) && fits_left(rf)))
+    raise(PyExc_ValueError, std::string(K::fn) + ": '" + lname + "' is " +
+                                (fits_right(lf) ? "C-contiguous" : "Fortran-contiguous") + " and '" + rname + "' is " +
+                                (fits_right(rf) ? "C-contiguous" : "Fortran-contiguous") +
+                                "; grain takes both inputs in one layout (np.ascontiguousarray or "
+                                "np.asfortranarray on one of them)");
+  if (out.is_none()) {
+    if (sum_into)
+      raise(PyExc_ValueError, std::string(K::fn) + ": sum_into=True adds into 'out'; pass out=");
+    // A new array in the inputs' layout, of the extents grain expects (taken from the reference
+    // inputs; grain then checks the other input against them).
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(K::family == 1 ? r.shape[0] : l.shape[0])};
+    if (K::family == 1) shape.push_back(r.shape[1]);
+    if (K::family == 2) shape.push_back(l.shape[1]), shape.push_back(r.shape[1]);
+    const py::ssize_t item = l.dtype == Dtype::F64 ? 8 : 4;
+    std::vector<py::ssize_t> strides(shape.size());
+    py::ssize_t s = item;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const std::size_t d = in_right ? shape.size() - 1 - i : i;
+      strides[d] = s;
+      s *= shape[d];
+    }
+    out = py::array(l.dtype == Dtype::F64 ? py::dtype::of<double>() : py::dtype::of<float>(), shape, strides);
+  }
+  const ArrayRef o = borrow_array(out, K::fn, "out", true);
+  check_operand<K>(o, "out", 1 + K::family, K::shapes[2]);
+  if (o.dtype != l.dtype)
+    raise(PyExc_TypeError, std::string(K::fn) + ": argument 'out' has dtype " + o.dtype_name + " but '" + lname +
+                               "' has " + l.dtype_name + "; give 'out' the inputs' element type");
+  const Fit of = o.fit();
+  if (of == Fit::None) raise_strides(K::fn, "out", o);
+  // An out that fits both layouts takes the inputs' one.
+  const bool out_right = of == Fit::Both ? in_right : of == Fit::Right;
+  if (l.dtype == Dtype::F64)
+    run_contract<K, double>(o, l, r, in_right, out_right, opt);
+  else
+    run_contract<K, float>(o, l, r, in_right, out_right, opt);
+  return out;
+}
+
+template <class K>
+void def_contract(py::module_& m, const char* name, const char* doc) {
+  m.def(name, &contract<K>, doc, "left"_a, "right"_a, py::kw_only(), "out"_a = py::none(), "sum_into"_a = false,
+        "algorithm"_a = "auto");
+}
+
+// ---- sparse tensors -----------------------------------------------------------------------------
+
+std::string fspath(py::handle p) { return py::str(py::module_::import("os").attr("fspath")(p)); }
+
+// The value type a dtype argument names: None keeps `fallback`.
+bool is_double(py::handle dtype, bool fallback, const char* fn) {
+  if (dtype.is_none()) return fallback;
+  const py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  if (d.kind() == 'f' && d.itemsize() == 8) return true;
+  if (d.kind() == 'f' && d.itemsize() == 4) return false;
+  raise(PyExc_TypeError, std::string(fn) + ": dtype " + d.attr("name").cast<std::string>() + "; grain takes float32 or float64");
+}
+
+class PySparse {
+ public:
+  using F = SparseTensor<float, HostSpace>;
+  using D = SparseTensor<double, HostSpace>;
+  std::variant<F, D> t;
+
+  explicit PySparse(std::variant<F, D> x) : t(std::move(x)) {}
+
+  template <class Fn>
+  decltype(auto) visit(Fn&& f) const { return std::visit(std::forward<Fn>(f), t); }
+  bool is_double() const { return t.index() == 1; }
+  std::vector<index_type> dims() const { return visit([](const auto& x) { return x.dims(); }); }
+
+  template <class T>
+  SparseTensor<T, HostSpace> as() const {
+    if (const auto* x = std::get_if<SparseTensor<T, HostSpace>>(&t)) return *x;
+    return visit([](const auto& x) {
+      SparseTensor<T, HostSpace> y(x.dims(), x.subscripts(), typename SparseTensor<T, HostSpace>::values_view(
+                                                                  WithoutInitializing, "sparse_values", x.nnz()));
+      for (index_type j = 0; j < x.nnz(); ++j) y.values()(j) = static_cast<T>(x.values()(j));
+      return y;
+    });
+  }
+};
+
+std::vector<index_type> dims_from(py::handle shape, const char* fn) {
+  std::vector<index_type> dims;
+  if (shape.is_none()) return dims;
+  for (auto d : py::iter(shape)) {
+    const auto v = d.cast<long long>();
+    if (v < 1) raise(PyExc_ValueError, std::string(fn) + ": shape entry " + std::to_string(v) + " must be at least 1");
+    dims.push_back(v);
+  }
+  return dims;
+}
+
+PySparse sparse_read(py::handle path, py::handle dtype, py::handle shape) {
+  const char* fn = "grain.SparseTensor.read";
+  const std::string p = fspath(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) {
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, p.c_str());
+    throw py::error_already_set();
+  }
+  TnsReadOptions opts;
+  opts.dims = dims_from(shape, fn);
+  const bool dbl = is_double(dtype, true, fn);
+  py::gil_scoped_release nogil;
+  if (dbl) return PySparse(read_sparse<double>(p, opts));
+  return PySparse(read_sparse<float>(p, opts));
+}
+
+void sparse_write(const PySparse& x, py::handle path) {
+  const std::string p = fspath(path);
+  auto ends = [&](const std::string& s) { return p.size() >= s.size() && p.compare(p.size() - s.size(), s.size(), s) == 0; };
+  const bool text = ends(".tns") || ends(".tns.gz");
+  py::gil_scoped_release nogil;
+  x.visit([&](const auto& t) { text ? write_tns(p, t) : write_binary(p, t); });
+}
+
+// Subscripts from an integer array (nnz, N): checked (non-negative, below the shape or 2^32 - 1)
+// and narrowed to grain's 32 bits; the shape is the largest index + 1 of each mode when not given.
+template <class I>
+void fill_subscripts(const I* in, index_type nnz, int N, std::vector<index_type>& dims, subscript_type* out) {
+  const bool infer = dims.empty();
+  std::vector<std::uint64_t> top(N, 0);
+  for (index_type j = 0; j < nnz; ++j)
+    for (int m = 0; m < N; ++m) {
+      const I v = in[j * N + m];
+      if constexpr (std::is_signed_v<I>)
+        if (v < 0)
+          raise(PyExc_ValueError, "grain.SparseTensor: index " + std::to_string(v) + " of mode " + std::to_string(m) +
+                                      " at nonzero " + std::to_string(j) + " is negative (indices are 0-based)");
+      const auto u = static_cast<std::uint64_t>(v);
+      const std::uint64_t limit = infer ? 0xFFFFFFFFull : static_cast<std::uint64_t>(dims[m]);
+      if (u >= limit)
+        raise(PyExc_ValueError, "grain.SparseTensor: index " + std::to_string(u) + " of mode " + std::to_string(m) +
+                                    " at nonzero " + std::to_string(j) +
+                                    (infer ? std::string(" does not fit grain's 32-bit indices")
+                                           : " is outside the shape's " + std::to_string(dims[m])));
+      top[m] = std::max(top[m], u + 1);
+      out[j * N + m] = static_cast<subscript_type>(u);
+    }
+  if (infer)
+    for (int m = 0; m < N; ++m) dims.push_back(static_cast<index_type>(std::max<std::uint64_t>(top[m], 1)));
+}
+
+template <class T>
+SparseTensor<T, HostSpace> sparse_from_arrays(const py::array& ind, const py::array& vals, std::vector<index_type> dims) {
+  const auto nnz = static_cast<index_type>(ind.shape(0));
+  const int N = static_cast<int>(ind.shape(1));
+  typename SparseTensor<T, HostSpace>::subscripts_view subs(WithoutInitializing, "sparse_subscripts", nnz, N);
+  const char kind = ind.dtype().kind();
+  if (kind == 'u' && ind.itemsize() == 8) {
+    auto a = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(ind);
+    fill_subscripts(a.data(), nnz, N, dims, subs.data());
+  } else {
+    auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(ind);
+    fill_subscripts(a.data(), nnz, N, dims, subs.data());
+  }
+  auto v = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(vals);
+  typename SparseTensor<T, HostSpace>::values_view values(WithoutInitializing, "sparse_values", nnz);
+  for (index_type j = 0; j < nnz; ++j) {
+    if (!std::isfinite(v.data()[j]))
+      raise(PyExc_ValueError, "grain.SparseTensor: value " + std::to_string(v.data()[j]) + " at nonzero " +
+                                  std::to_string(j) + " is not finite (or does not fit the dtype)");
+    values(j) = v.data()[j];
+  }
+  if (static_cast<int>(dims.size()) != N)
+    raise(PyExc_ValueError, "grain.SparseTensor: shape has " + std::to_string(dims.size()) + " entries for " +
+                                std::to_string(N) + "-way indices");
+  return SparseTensor<T, HostSpace>(dims, subs, values);
+}
+
+PySparse sparse_new(py::handle indices, py::handle values, py::handle shape, py::handle dtype) {
+  const char* fn = "grain.SparseTensor";
+  auto np = py::module_::import("numpy");
+  const py::array ind = np.attr("asarray")(indices);
+  const py::array vals = np.attr("asarray")(values);
+  const char ik = ind.dtype().kind(), vk = vals.dtype().kind();
+  if (ik != 'i' && ik != 'u')
+    raise(PyExc_TypeError, std::string(fn) + ": indices have dtype " + ind.dtype().attr("name").cast<std::string>() +
+                               "; give integers (0-based)");
+  if (vk != 'f' && vk != 'i' && vk != 'u')
+    raise(PyExc_TypeError, std::string(fn) + ": values have dtype " + vals.dtype().attr("name").cast<std::string>() +
+                               "; give real numbers");
+  if (ind.ndim() != 2 || ind.shape(1) < 2 || ind.shape(1) > kMaxSparseModes)
+    raise(PyExc_ValueError, std::string(fn) + ": indices must have shape (nnz, N) with N from 2 to " +
+                                std::to_string(kMaxSparseModes) + ", not " +
+                                std::string(py::str(py::tuple(ind.attr("shape")))));
+  if (vals.ndim() != 1 || vals.shape(0) != ind.shape(0))
+    raise(PyExc_ValueError, std::string(fn) + ": values must have shape (" + std::to_string(ind.shape(0)) +
+                                ",) to match indices " + std::string(py::str(py::tuple(ind.attr("shape")))) +
+                                ", not " + std::string(py::str(py::tuple(vals.attr("shape")))));
+  std::vector<index_type> dims = dims_from(shape, fn);
+  if (dims.empty() && ind.shape(0) == 0)
+    raise(PyExc_ValueError, std::string(fn) + ": an empty tensor needs its shape");
+  const bool dbl = is_double(dtype, !(vk == 'f' && vals.itemsize() == 4), fn);
+  if (dbl) return PySparse(sparse_from_arrays<double>(ind, vals, dims));
+  return PySparse(sparse_from_arrays<float>(ind, vals, dims));
+}
+
+// ---- CP-ALS -------------------------------------------------------------------------------------
+
+enum class Stop { Converged, MaxIters, Callback, Interrupted };
+
+template <class T>
+py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiters, double tol, std::uint64_t seed,
+                      py::handle init_weights, py::handle init_factors, const std::string& mttkrp, py::handle callback) {
+  using Exec = DefaultHostExecutionSpace;
+  cp::CpAlsOptions opt;
+  opt.maxiters = maxiters;
+  opt.tol = tol;
+  opt.mttkrp = cp::parse_mttkrp_algorithm(mttkrp);
+  if (rank < 1) raise(PyExc_ValueError, "grain.cp_als: rank " + std::to_string(rank) + " must be at least 1");
+  cp::Ktensor<T, HostSpace> M;
+  if (init_factors.is_none()) {
+    M = cp::random_ktensor<T, HostSpace>(X.dims(), rank, seed);
+  } else {
+    M = cp::Ktensor<T, HostSpace>(X.dims(), rank);
+    const py::list fs(py::reinterpret_borrow<py::object>(init_factors));
+    if (static_cast<int>(fs.size()) != X.ndims())
+      raise(PyExc_ValueError, "grain.cp_als: init has " + std::to_string(fs.size()) + " factors for a " +
+                                  std::to_string(X.ndims()) + "-way tensor");
+    for (int m = 0; m < X.ndims(); ++m) {
+      auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(fs[m]);
+      if (!a || a.ndim() != 2 || a.shape(0) != X.dim(m) || a.shape(1) != rank)
+        raise(PyExc_ValueError, "grain.cp_als: init factor " + std::to_string(m) + " must have shape (" +
+                                    std::to_string(X.dim(m)) + ", " + std::to_string(rank) + ")");
+      std::memcpy(M.factors[m].data(), a.data(), sizeof(T) * a.size());
+    }
+    auto w = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(init_weights);
+    if (!w || w.ndim() != 1 || w.shape(0) != rank)
+      raise(PyExc_ValueError, "grain.cp_als: init weights must have shape (" + std::to_string(rank) + ",)");
+    std::memcpy(M.lambda.data(), w.data(), sizeof(T) * rank);
+  }
+  // Between iterations, with the GIL: Ctrl-C (a pending SIGINT raises KeyboardInterrupt in
+  // PyErr_CheckSignals) and a KeyboardInterrupt from the callback stop the run and keep the
+  // factors so far; any other exception from the callback stops it and is raised after.
+  Stop stop = Stop::MaxIters;
+  std::optional<py::error_already_set> error;
+  opt.after_iteration = [&](const cp::CpAlsIteration& it) -> bool {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      py::error_already_set e;
+      if (e.matches(PyExc_KeyboardInterrupt)) stop = Stop::Interrupted;
+      else error.emplace(std::move(e));
+      return false;
+    }
+    if (callback.is_none()) return true;
+    try {
+      const py::object r = callback(it.iteration, it.fit, it.seconds);
+      if (!r.is_none() && PyObject_IsTrue(r.ptr()) == 0) {
+        stop = Stop::Callback;
+        return false;
+      }
+    } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_KeyboardInterrupt)) stop = Stop::Interrupted;
+      else error.emplace(std::move(e));
+      return false;
+    }
+    return true;
+  };
+  cp::CpAlsResult res;
+  {
+    py::gil_scoped_release nogil;
+    res = cp::cp_als<Exec>(X, M, opt);
+  }
+  if (error) throw *error;
+  if (!res.stopped && !res.iterations.empty()) {
+    const auto& last = res.iterations.back();
+    stop = last.iteration > 1 && last.change < tol ? Stop::Converged : Stop::MaxIters;
+  } else if (res.stopped && stop == Stop::MaxIters) {
+    stop = Stop::Callback;
+  }
+  py::list factors, algorithms, fits, seconds, mttkrp_seconds;
+  for (int m = 0; m < M.ndims(); ++m) factors.append(numpy_view(M.factors[m], true));
+  for (auto a : res.algorithms) algorithms.append(cp::mttkrp_algorithm_name(a));
+  for (const auto& it : res.iterations) {
+    fits.append(it.fit);
+    seconds.append(it.seconds);
+    mttkrp_seconds.append(it.mttkrp_seconds);
+  }
+  static const char* const kStop[] = {"converged", "maxiters", "callback", "interrupted"};
+  return py::dict("weights"_a = numpy_view(M.lambda, true), "factors"_a = factors, "fits"_a = fits,
+                  "seconds"_a = seconds, "mttkrp_seconds"_a = mttkrp_seconds, "algorithms"_a = algorithms,
+                  "setup_seconds"_a = res.setup_seconds, "stop_reason"_a = kStop[static_cast<int>(stop)],
+                  "used_pseudo_inverse"_a = res.used_pseudo_inverse);
+}
+
+py::dict cp_als(const PySparse& X, int rank, int maxiters, double tol, std::uint64_t seed, py::handle init_weights,
+                py::handle init_factors, const std::string& mttkrp, const std::string& device, py::handle dtype,
+                py::handle callback) {
+  if (device == "cuda")
+    raise(PyExc_ValueError, "grain.cp_als: device 'cuda' is not available from Python yet; use 'cpu'");
+  if (device != "auto" && device != "cpu")
+    raise(PyExc_ValueError, "grain.cp_als: unknown device '" + device + "' (auto or cpu)");
+  if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+    raise(PyExc_TypeError, "grain.cp_als: callback must be callable as callback(iteration, fit, seconds)");
+  if (is_double(dtype, X.is_double(), "grain.cp_als"))
+    return cp_als_typed(X.as<double>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, callback);
+  return cp_als_typed(X.as<float>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, callback);
+}
+
+// ---- the module ---------------------------------------------------------------------------------
+
+py::dict info() {
+  py::list backends;
+  for (const auto& b : available_backends()) backends.append(b);
+  py::dict d("version"_a = GRAIN_VERSION_STRING, "backends"_a = backends);
+#if defined(GRAIN_ENABLE_OPENMP)
+  d["threads"] = omp_get_max_threads();
+#else
+  d["threads"] = 1;
+#endif
+#if defined(GRAIN_ENABLE_CUDA)
+  d["cuda_compiled"] = true;
+#else
+  d["cuda_compiled"] = false;
+#endif
+#if defined(GRAIN_PYTHON_DLPACK)
+  d["array_protocols"] = py::make_tuple("buffer", "dlpack");
+#else
+  d["array_protocols"] = py::make_tuple("buffer");
+#endif
+  d["array_devices"] = py::make_tuple("cpu");
+  return d;
+}
+
+}  // namespace grain::python
+
+PYBIND11_MODULE(_grain, m) {
+  using namespace grain::python;
+  m.doc() = "grain's kernels over NumPy arrays: the nine contractions, sparse tensors, CP-ALS";
+  m.attr("__version__") = GRAIN_VERSION_STRING;
+  // grain's checks (extents, aliasing, algorithms, file formats, CP-ALS settings) raise
+  // grain::Error with a message naming the argument: a ValueError in Python.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const grain::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("info", &info, "version, back ends, threads and the array protocols of this build, as a dict");
+
+  const char* doc = "out = contraction of left and right (docs/python.md); returns out";
+  def_contract<Kernel_data_data_scalar>(m, "contract_data_data_scalar", doc);
+  def_contract<Kernel_data_data_vector>(m, "contract_data_data_vector", doc);
+  def_contract<Kernel_data_data_tensor>(m, "contract_data_data_tensor", doc);
+  def_contract<Kernel_data_field_scalar>(m, "contract_data_field_scalar", doc);
+  def_contract<Kernel_data_field_vector>(m, "contract_data_field_vector", doc);
+  def_contract<Kernel_data_field_tensor>(m, "contract_data_field_tensor", doc);
+  def_contract<Kernel_field_field_scalar>(m, "contract_field_field_scalar", doc);
+  def_contract<Kernel_field_field_vector>(m, "contract_field_field_vector", doc);
+  def_contract<Kernel_field_field_tensor>(m, "contract_field_field_tensor", doc);
+
+  py::class_<PySparse>(m, "SparseTensor", "An N-way sparse tensor in coordinate form (grain::SparseTensor)")
+      .def(py::init(&sparse_new), "indices"_a, "values"_a, "shape"_a = py::none(), py::kw_only(),
+           "dtype"_a = py::none(),
+           "From 0-based integer indices (nnz, N) and values (nnz,), copied; shape defaults to the "
+           "largest index + 1 of each mode")
+      .def_static("read", &sparse_read, "path"_a, py::kw_only(), "dtype"_a = "float64", "shape"_a = py::none(),
+                  "Reads FROSTT .tns, .tns.gz or grain's binary form (recognized by its magic bytes)")
+      .def("write", &sparse_write, "path"_a, "Writes .tns / .tns.gz text by the name's ending, else the binary form")
+      .def_property_readonly("shape", [](const PySparse& x) { return py::tuple(py::cast(x.dims())); })
+      .def_property_readonly("ndim", [](const PySparse& x) { return static_cast<int>(x.dims().size()); })
+      .def_property_readonly("nnz", [](const PySparse& x) { return x.visit([](const auto& t) { return t.nnz(); }); })
+      .def_property_readonly("dtype", [](const PySparse& x) {
+        return x.is_double() ? py::dtype::of<double>() : py::dtype::of<float>();
+      })
+      // Read-only views of grain's memory: the tensor caches sorted copies of itself, which a
+      // write through these arrays would leave stale.
+      .def_property_readonly("indices", [](const PySparse& x) {
+        return x.visit([](const auto& t) { return numpy_view(t.subscripts(), false); });
+      })
+      .def_property_readonly("values", [](const PySparse& x) {
+        return x.visit([](const auto& t) { return numpy_view(t.values(), false); });
+      })
+      .def("norm", [](const PySparse& x) {
+        return x.visit([](const auto& t) { return std::sqrt(grain::cp::norm_squared<grain::DefaultHostExecutionSpace>(t)); });
+      })
+      .def("__repr__", [](const PySparse& x) {
+        return "grain.SparseTensor(shape=" + grain::dims_string(x.dims()) + ", nnz=" +
+               std::to_string(x.visit([](const auto& t) { return t.nnz(); })) +
+               ", dtype=" + (x.is_double() ? "float64" : "float32") + ")";
+      });
+
+  m.def("_cp_als", &cp_als, "X"_a, "rank"_a, "maxiters"_a, "tol"_a, "seed"_a, "init_weights"_a, "init_factors"_a,
+        "mttkrp"_a, "device"_a, "dtype"_a, "callback"_a);
+}
