@@ -52,7 +52,8 @@ int parse_class(const std::string& s, const std::string& where, const char* what
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno != 0 || v < 0 || v > 62)
+  // The whole field is the number: strtol stops at a NUL byte inside the string too.
+  if (s.empty() || end != s.c_str() + s.size() || errno != 0 || v < 0 || v > 62)
     impl::throw_error(where, ": shape class ", what, " must be an integer 0..62, got '", s, "'");
   return static_cast<int>(v);
 }
@@ -117,7 +118,7 @@ ContractTuningTable ContractTuningTable::parse(std::istream& in, const std::stri
     const std::string ms = trim(f[9]);
     char* end = nullptr;
     e.ms = std::strtod(ms.c_str(), &end);
-    if (ms.empty() || *end != '\0' || !(e.ms >= 0))
+    if (ms.empty() || end != ms.c_str() + ms.size() || !(e.ms >= 0))
       impl::throw_error(where, ": the time must be a number >= 0, got '", ms, "'");
     if (t.find(e.key)) impl::throw_error(where, ": duplicate entry for this device and shape class");
     t.set(e);

@@ -53,4 +53,21 @@ TEST(FuzzRegressions, KtensorValueBeyondFloatIsAnError) {
   for (const char* f : {"_lambda.txt", "_mode1.txt", "_mode2.txt"}) std::remove((prefix + f).c_str());
 }
 
+// A NUL byte inside a number of the tuning file ended the number there (strtol stops at it), so
+// "3<NUL>junk" read as 3 and a damaged file passed as a valid one.
+TEST(FuzzRegressions, TuningNumberWithNulByteIsAnError) {
+  using namespace std::string_literals;
+  const std::string head = "grain-contract-tuning 1\n"s;
+  const std::string good = "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\tflat\t0.4\n"s;
+  const auto parse = [](const std::string& text) {
+    std::istringstream in(text);
+    return grain::ContractTuningTable::parse(in, "tuning.txt");
+  };
+  EXPECT_EQ(parse(head + good).size(), 1u);
+  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\0junk\t3\t3\tflat\t0.4\n"s); },
+               {"tuning.txt:2:", "shape class L must be an integer"});
+  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\tflat\t0.4\0\n"s); },
+               {"tuning.txt:2:", "the time must be a number"});
+}
+
 }  // namespace
