@@ -33,6 +33,7 @@ struct CpAlsCommand {
   // and unset options come from it: cp_cli.cpp).
   std::string checkpoint, resume;
   int checkpoint_every = 1;
+  bool compact = false;         // map each mode's used indices to a dense range
 };
 int run_cp_als(const CpAlsCommand& c);  // cp_commands.cpp
 

@@ -72,6 +72,9 @@ void add_cp_als(CLI::App& app) {
   static std::vector<long long> dims;
   cmd->add_option("--dims", dims, "mode sizes, for a .tns whose largest indices are not the sizes")
       ->delimiter('x')->type_name("AxBxC")->check(CLI::PositiveNumber);
+  cmd->add_flag("--compact", c.compact,
+                "decompose over the indices the nonzeros use (each mode renumbered densely); the factor files "
+                "then give each row's original index first");
   add_quiet_flag(cmd);
   cmd->footer("Example: grain cp-als tensor.tns --rank 16 --json -");
   cmd->callback([cmd] {

@@ -12,7 +12,7 @@
 
 #include "commands.hpp"
 #include "grain/core/backends.hpp"
-#include "grain/cp/device_memory.hpp"
+#include "grain/cp/memory.hpp"
 #include "grain/grain.hpp"
 
 namespace grain::cli {
@@ -32,6 +32,37 @@ int with_backend_and_dtype(const std::string& backend, const std::string& dtype,
   return with_backend(backend.empty() ? default_backend() : backend, [&](auto exec) {
     return dtype == "float" ? f(exec, float{}) : f(exec, double{});
   });
+}
+
+// Says, on standard error, when a mode's factor matrix would be large and mostly rows of indices
+// no nonzero uses: --compact would then save most of the memory.
+template <class T>
+void compact_note(const SparseTensor<T>& X, int R) {
+  double rows = 0;
+  for (index_type d : X.dims()) rows += double(d);
+  if (rows * R * sizeof(T) < 64.0 * (1 << 20)) return;  // small either way
+  const std::vector<index_type> used = used_indices(X);
+  double used_rows = 0;
+  for (index_type u : used) used_rows += double(u);
+  if (2 * used_rows < rows)
+    std::fprintf(stderr, "grain cp-als: note: the nonzeros use %.0f of the %.0f indices of all modes; --compact "
+                         "would shrink the factor matrices from %s to %s\n",
+                 used_rows, rows, cp::impl::bytes_string(rows * R * sizeof(T)).c_str(),
+                 cp::impl::bytes_string(used_rows * R * sizeof(T)).c_str());
+}
+
+// The start from --init PREFIX: files of the file's dimensions; compacted, the used rows of them.
+template <class T>
+cp::Ktensor<T, HostSpace> read_start(const std::string& prefix, const std::vector<index_type>& dims, int R,
+                                     const CompactTensor<T>& compacted) {
+  cp::Ktensor<T, HostSpace> full = cp::read_ktensor<T>(prefix, dims, R);
+  if (compacted.original.empty()) return full;
+  cp::Ktensor<T, HostSpace> K(compacted.tensor.dims(), R);
+  deep_copy(K.lambda, full.lambda);
+  for (int m = 0; m < K.ndims(); ++m)
+    for (index_type i = 0; i < K.dim(m); ++i)
+      for (int r = 0; r < R; ++r) K.factors[m](i, r) = full.factors[m](compacted.original[m][i], r);
+  return K;
 }
 
 // SIGINT and SIGTERM while cp-als iterates: the signal's number, read after each iteration.
@@ -115,16 +146,24 @@ int cp_als_on(const CpAlsCommand& c) {
   std::fprintf(out, "read %s: %d-way %s, %lld nonzeros, %.1f MB in %.3f s (%.0f MB/s)\n", c.file.c_str(),
                H.ndims(), dims_string(H.dims()).c_str(), static_cast<long long>(H.nnz()), st.bytes / 1e6,
                st.seconds, st.MBps());
-  cp::check_device_memory<Exec, T>(H, R, o.mttkrp == MttkrpAlgorithm::Perm || o.mttkrp == MttkrpAlgorithm::Tiled ||
-                                             o.mttkrp == MttkrpAlgorithm::Auto);
+  const std::vector<index_type> dims = H.dims();  // the file's, also when compacted
+  CompactTensor<T> compacted;
+  if (c.compact) {
+    compacted = compact(H);
+    H = compacted.tensor;
+    std::fprintf(out, "compact: %s -> %s (the indices the nonzeros use)\n", dims_string(dims).c_str(),
+                 dims_string(H.dims()).c_str());
+  } else {
+    compact_note(H, R);
+  }
+  cp::check_cp_als_memory<Exec, T>(H, R, o.mttkrp);
   auto X = H.template to_space<Space>();
   cp::CpAlsCheckpoint ck, from;
   if (!c.checkpoint.empty() || !c.resume.empty()) ck = checkpoint_settings(H, c, o);
   if (!c.resume.empty()) from = resume_from(c.resume, ck, o);
   cp::Ktensor<T, Space> M = !c.resume.empty() ? cp::checkpoint_model<T, Space>(from)
-                          : c.init.empty()
-                                ? cp::random_ktensor<T, Space>(X.dims(), R, c.seed)
-                                : cp::read_ktensor<T>(c.init, X.dims(), R).template to_space<Space>();
+                          : c.init.empty() ? cp::random_ktensor<T, Space>(X.dims(), R, c.seed)
+                                           : read_start<T>(c.init, dims, R, compacted).template to_space<Space>();
   std::fprintf(out, "cp-als: rank %d, %s, %s, maxiters %d, tol %g, %s\n", R, Exec::name(),
                std::is_same_v<T, float> ? "float" : "double", o.maxiters, o.tol,
                !c.resume.empty() ? ("resumed after iteration " + std::to_string(o.iterations_done) + " of " +
@@ -136,7 +175,7 @@ int cp_als_on(const CpAlsCommand& c) {
                  o.iterations_done);
   std::fprintf(out, "%5s %12s %12s %10s %12s\n", "iter", "fit", "change", "seconds", "mttkrp_s");
   // After each iteration: the checkpoint when one is due, and a stop when a signal came.
-  int saved = 0;  // the iteration the --checkpoint file holds, 0 before the first write
+  int saved = c.checkpoint == c.resume ? o.iterations_done : 0;  // the iteration the --checkpoint file holds
   bool writing = false;
   o.after_iteration = [&](const cp::CpAlsIteration& it) {
     ck.fits.push_back(it.fit);
@@ -179,7 +218,10 @@ int cp_als_on(const CpAlsCommand& c) {
                  cp::mttkrp_algorithm_name(res.algorithms[m]));
   std::fprintf(out, "\n");
   if (!c.output.empty()) {
-    cp::write_ktensor(c.output, M.template to_space<HostSpace>());
+    if (c.compact)
+      cp::write_ktensor(c.output, M.template to_space<HostSpace>(), compacted.original);
+    else
+      cp::write_ktensor(c.output, M.template to_space<HostSpace>());
     std::fprintf(out, "wrote %s_lambda.txt and %s_mode1..%d.txt\n", c.output.c_str(), c.output.c_str(),
                  X.ndims());
   }
@@ -188,7 +230,7 @@ int cp_als_on(const CpAlsCommand& c) {
     run.file = c.file;
     run.backend = Exec::name();
     run.dtype = std::is_same_v<T, float> ? "float" : "double";
-    for (int m = 0; m < X.ndims(); ++m) run.dims.push_back(static_cast<long long>(X.dim(m)));
+    for (index_type d : dims) run.dims.push_back(static_cast<long long>(d));
     run.nnz = static_cast<long long>(X.nnz());
     run.rank = R;
     run.seed = c.seed;

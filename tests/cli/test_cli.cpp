@@ -424,4 +424,53 @@ TEST(Cli, TuneWritesATuningFile) {
   EXPECT_TRUE(has(text, "DataDataScalar")) << text;
 }
 
+
+// ---- memory before allocation, --compact --------------------------------------------------------
+
+// Two nonzeros whose indices reach 10^9: rank 64 would need terabytes of factor matrices.
+const std::string& huge_range_tensor() {
+  static const std::string path = [] {
+    const std::string p = scratch() + "/huge-range.tns";
+    std::ofstream(p) << "1000000000 1000000000 1000000000 1.5\n2 3 4 -2.5\n";
+    return p;
+  }();
+  return path;
+}
+
+TEST(Cli, CpAlsThatCannotFitSaysSoBeforeAllocating) {
+  const Result r = grain("cp-als " + huge_range_tensor() + " --rank 64");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "not enough memory on the ")) << r.err;
+  EXPECT_TRUE(has(r.err, "the factor matrices (3000000000 rows x 64 x 8 B)")) << r.err;
+  EXPECT_TRUE(has(r.err, "--compact (mode 1 uses 2 of 1000000000 indices")) << r.err;
+  EXPECT_TRUE(has(r.err, "--compact would shrink the factor matrices")) << r.err;
+}
+
+TEST(Cli, CompactDecomposesTheUsedIndicesAndWritesTheOriginalOnes) {
+  const std::string prefix = scratch() + "/compact";
+  const Result r = grain("cp-als " + huge_range_tensor() + " --rank 2 --compact --maxiters 5 --output " + prefix);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "compact: 1000000000x1000000000x1000000000 -> 2x2x2")) << r.out;
+  for (int m = 1; m <= 3; ++m) {
+    std::ifstream f(prefix + "_mode" + std::to_string(m) + ".txt");
+    std::vector<long long> ids;
+    std::string line;
+    while (std::getline(f, line)) {
+      std::istringstream in(line);
+      long long id = 0;
+      double a = 0, b = 0;
+      EXPECT_TRUE(in >> id >> a >> b) << line;
+      ids.push_back(id);
+    }
+    EXPECT_EQ(ids, (std::vector<long long>{m + 1, 1000000000})) << "mode " << m;
+  }
+}
+
+TEST(Cli, BenchMttkrpThatCannotFitSaysSo) {
+  const Result r = grain("bench mttkrp " + huge_range_tensor() + " --rank 64");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "not enough memory on the ")) << r.err;
+  EXPECT_TRUE(has(r.err, "the MTTKRP benchmark at rank 64")) << r.err;
+}
+
 }  // namespace
