@@ -129,10 +129,20 @@ inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bo
   if (PyObject_CheckBuffer(obj.ptr())) {
     const int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &a.view_, flags) != 0) {
-      if (writable && PyErr_ExceptionMatches(PyExc_BufferError)) {
+      // Exporters refuse a writable view of read-only memory with differing exceptions (NumPy: a
+      // ValueError): the memory is read-only when a read-only view then succeeds.
+      if (writable) {
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);
+        Py_buffer probe;
+        if (PyObject_GetBuffer(obj.ptr(), &probe, PyBUF_STRIDES) == 0) {
+          PyBuffer_Release(&probe);
+          Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(trace);
+          raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg +
+                                      "' is read-only; grain writes the result into it (pass a writable array)");
+        }
         PyErr_Clear();
-        raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg +
-                                    "' is read-only; grain writes the result into it (pass a writable array)");
+        PyErr_Restore(type, value, trace);
       }
       throw py::error_already_set();
     }
