@@ -4,13 +4,14 @@
 # each for a bounded time over its committed seed corpus (fuzz/corpus/<target>/), two at a time,
 # with leak detection, a 10 s limit per input and 2 GiB of memory. Prints the executions of each
 # target; exits 1 on any crash, sanitizer report, leak, timeout or out-of-memory, with the
-# libFuzzer log and the failing input (base64) printed. Scripts/test.sh runs it; CI through it.
+# libFuzzer log and the failing input (base64) printed. scripts/test.sh runs it, hence CI.
 #
 #   bash scripts/fuzz.sh                 # every target
 #   bash scripts/fuzz.sh tns cli         # some of them
 #   bash scripts/fuzz.sh --check         # exit 0 when clang can build a fuzz target here
 #
-# GRAIN_FUZZ_SECONDS: seconds per target (default 45: with the build, about 5 minutes on two
+# GRAIN_FUZZ_SECONDS: seconds per target (default 45: six targets two at a time fuzz for about
+# 2.5 minutes, after a build of about 2 CPU-minutes, so the step stays near 5 minutes on two
 # cores). GRAIN_FUZZ_PARALLEL: targets run at once (default 2). GRAIN_FUZZ_CXX: the compiler
 # (default clang++). New inputs the fuzzer finds go to build/fuzz/corpus/<target>/, failing
 # inputs to build/fuzz/artifacts/.
