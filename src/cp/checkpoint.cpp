@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -26,15 +27,20 @@ class Hash64 {
  public:
   explicit Hash64(std::uint64_t seed = 0x243F6A8885A308D3ull) : h_(seed) {}
   void add(const void* data, std::size_t n) {
+    if (n == 0) return;  // data may then be null
     const auto* p = static_cast<const unsigned char*>(data);
     total_ += n;
-    while (n > 0 && nt_ > 0) {
-      tail_[nt_++] = *p++;
-      --n;
-      if (nt_ == 8) word(tail_), nt_ = 0;
+    if (nt_ > 0) {  // complete the word a previous call began
+      const std::size_t take = std::min(n, 8 - nt_);
+      std::memcpy(tail_ + nt_, p, take);
+      nt_ += take, p += take, n -= take;
+      if (nt_ < 8) return;
+      word(tail_);
+      nt_ = 0;
     }
     for (; n >= 8; n -= 8, p += 8) word(p);
-    while (n > 0) tail_[nt_++] = *p++, --n;
+    std::memcpy(tail_, p, n);
+    nt_ = n;
   }
   std::uint64_t value() const {
     Hash64 c = *this;
