@@ -63,7 +63,7 @@ void bench_on(const MttkrpBenchOptions& o) {
     if (!host) parts.push_back({"the sorted copies of the tensor", double(N) * double(H.bytes())});
     if (host) parts.push_back({"the privatized MTTKRP's private copies", double(cp::kPrivatizedBudget)});
     cp::check_memory(parts, cp::memory_info<Space>(), "the MTTKRP benchmark at rank " + std::to_string(maxR),
-                     "smaller ranks (--ranks) or a smaller tensor");
+                     "smaller ranks (--rank) or a smaller tensor");
   }
   auto X = H.template to_space<Space>();
   Report rep;
