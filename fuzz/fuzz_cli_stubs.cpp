@@ -1,7 +1,7 @@
 // The grain tool's runners, for the command-line fuzz target only. The target parses lines with
 // main_entry(..., run_action = false), so no runner ever runs: each stand-in traps, which
 // libFuzzer reports as a crash, should one be reached. The option lists that the App is built
-// from are the real ones, computed from the same library constants as bench/contract_bench.cpp.
+// from are the real ones (bench/contract_suite_names.cpp).
 // A runner that a *_cli.cpp file starts to call needs a stand-in here.
 #include <string>
 #include <vector>
@@ -34,24 +34,6 @@ void run_core_bench(const CoreBenchOptions&) { __builtin_trap(); }
 bool run_paper_bench(const PaperBenchOptions&) { __builtin_trap(); }
 void run_contract_suite(const ContractSuiteOptions&) { __builtin_trap(); }
 void run_mttkrp_bench(const MttkrpBenchOptions&) { __builtin_trap(); }
-
-std::vector<std::string> contract_suite_kernels() {
-  std::vector<std::string> v;
-  for (ContractKernel k : kAllContractKernels) v.push_back(contract_kernel_name(k));
-  return v;
-}
-std::vector<std::string> contract_suite_cases() {
-  std::vector<std::string> v;
-  for (const impl::ContractBenchCase& c : impl::kContractBenchCases) v.push_back(c.name);
-  return v;
-}
-std::vector<std::string> contract_suite_algorithms() {
-  std::vector<std::string> v{contract_algorithm_name(ContractAlgorithm::Auto)};
-  for (ContractAlgorithm a : kAllContractAlgorithms) v.push_back(contract_algorithm_name(a));
-  v.push_back(kPeerOpenBLAS);
-  v.push_back(kPeerCublas);
-  return v;
-}
 }  // namespace bench
 
 }  // namespace grain

@@ -10,17 +10,17 @@
 #   bash scripts/fuzz.sh tns cli         # some of them
 #   bash scripts/fuzz.sh --check         # exit 0 when clang can build a fuzz target here
 #
-# GRAIN_FUZZ_SECONDS: seconds per target (default 45: six targets two at a time fuzz for about
-# 2.5 minutes, after a build of about 2 CPU-minutes, so the step stays near 5 minutes on two
+# GRAIN_FUZZ_SECONDS: seconds per target (default 40: seven targets two at a time fuzz for about
+# 2.7 minutes, after a build of about 2 CPU-minutes, so the step stays near 5 minutes on two
 # cores). GRAIN_FUZZ_PARALLEL: targets run at once (default 2). GRAIN_FUZZ_CXX: the compiler
 # (default clang++). New inputs the fuzzer finds go to build/fuzz/corpus/<target>/, failing
 # inputs to build/fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx=${GRAIN_FUZZ_CXX:-clang++}
-seconds=${GRAIN_FUZZ_SECONDS:-45}
+seconds=${GRAIN_FUZZ_SECONDS:-40}
 parallel=${GRAIN_FUZZ_PARALLEL:-2}
-all_targets=(tns tns_gz binary tuning ktensor cli)
+all_targets=(tns tns_gz binary tuning ktensor checkpoint cli)
 
 # Can this compiler link a fuzz target with both sanitizers? (clang and libclang-rt-14-dev)
 check() {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -529,6 +530,19 @@ void write_all(std::FILE* f, const void* p, std::size_t n, const std::string& pa
 }
 
 }  // namespace
+
+bool impl::set_binary_checksum(unsigned char* image, std::size_t size) {
+  BinaryHeader h;
+  if (size < sizeof(h)) return false;
+  std::memcpy(&h, image, sizeof(h));
+  const double sbytes = double(h.nnz) * h.nmodes * sizeof(subscript_type), vbytes = double(h.nnz) * h.value_bytes;
+  if (h.nmodes > kMaxSparseModes || sizeof(h) + sbytes + vbytes > double(size)) return false;
+  const unsigned char* subs = image + sizeof(h);
+  h.checksum = tensor_checksum<double>(h, reinterpret_cast<const subscript_type*>(subs), subs + std::size_t(sbytes),
+                                       h.value_bytes);
+  std::memcpy(image + offsetof(BinaryHeader, checksum), &h.checksum, sizeof(h.checksum));
+  return true;
+}
 
 bool is_binary_sparse(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");

@@ -8,9 +8,12 @@
 #include <fstream>
 #include <iterator>
 
+#include "cp_test_util.hpp"
 #include "grain_test.hpp"
 
 namespace {
+
+using grain::test::random_ktensor_tensor;
 
 using grain::index_type;
 using grain::test::error_of;
@@ -165,16 +168,6 @@ TEST(Checkpoint, DamagedFilesAreErrorsNamingTheFile) {
   EXPECT_TRUE(has(read_error(modes), "corrupted checkpoint header")) << read_error(modes);
   std::remove(path.c_str());
   std::remove(bad.c_str());
-}
-
-grain::SparseTensor<double> random_ktensor_tensor(std::vector<index_type> dims, index_type samples, int rank,
-                                                  std::uint64_t seed) {
-  grain::GenerateOptions g;
-  g.dims = std::move(dims);
-  g.samples = samples;
-  g.rank = rank;
-  g.seed = seed;
-  return grain::generate_sparse<double>(g);
 }
 
 TEST(Checkpoint, AnotherTensorRankOrTypeIsAnError) {

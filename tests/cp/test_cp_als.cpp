@@ -1,22 +1,14 @@
 // CP-ALS: recovers a planted low-rank tensor, fit never decreases, reproducible from a seed.
 #include <unistd.h>
 
+#include "cp_test_util.hpp"
 #include "grain_test.hpp"
 
 namespace {
 
-using grain::index_type;
+using grain::test::random_ktensor_tensor;
 
-// A random-Ktensor tensor (Genten's kind) of the given sizes, samples, generating rank and seed.
-grain::SparseTensor<double> random_ktensor_tensor(std::vector<index_type> dims, index_type samples, int rank,
-                                                  std::uint64_t seed) {
-  grain::GenerateOptions g;
-  g.dims = std::move(dims);
-  g.samples = samples;
-  g.rank = rank;
-  g.seed = seed;
-  return grain::generate_sparse<double>(g);
-}
+using grain::index_type;
 
 template <class Exec>
 grain::cp::CpAlsResult run(const grain::SparseTensor<double>& H, int R, std::uint64_t seed,

@@ -53,4 +53,11 @@ SparseTensor<T, HostSpace> read_sparse(const std::string& path, const TnsReadOpt
 // True when the file starts with the binary form's magic.
 bool is_binary_sparse(const std::string& path);
 
+namespace impl {
+// Writes into a binary form's image in memory (header, subscripts, values) the checksum its
+// writer would store, for tools that build or mend such an image (the fuzz target does, to reach
+// the checks behind the checksum). False, the image untouched, when its header's sizes do not fit.
+bool set_binary_checksum(unsigned char* image, std::size_t size);
+}  // namespace impl
+
 }  // namespace grain
