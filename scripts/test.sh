@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds grain and runs its tests: the tree check (scripts/check-tree.sh), the Serial and OpenMP
 # back ends in Release and under AddressSanitizer + UndefinedBehaviorSanitizer with bounds checks,
-# and, when nvcc is present, the CUDA back end with every test (on a machine without a GPU only the
-# tool's suite runs there: the rest would repeat the host run); then, when clang has libFuzzer,
-# the fuzz targets for a bounded time (scripts/fuzz.sh).
+# and, when nvcc is present, the CUDA back end with every test (on a machine without a GPU the
+# library, the tool and the tool's suite: the rest would repeat the host run); then, when clang
+# has libFuzzer, the fuzz targets for a bounded time (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -35,12 +35,15 @@ run_ctest asan
 
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   run cmake --preset cuda >/dev/null
-  run cmake --build --preset cuda -j "$jobs"
-  # Without a GPU the CUDA build's CPU back ends repeat the host run's tests: only the tool's
-  # suite runs, for what differs there (a CUDA build on a machine with no GPU).
+  # Without a GPU the CUDA build's CPU back ends would repeat the host run's tests and its GPU
+  # tests cannot run: the library, the tool and the tool's suite are built (every CUDA source of
+  # the library and the tool compiles) and that suite runs, for what differs there. The suites
+  # compiled for the GPU are built where they run (scripts/device-stage.sh).
   if nvidia-smi -L >/dev/null 2>&1; then
+    run cmake --build --preset cuda -j "$jobs"
     run_ctest cuda
   else
+    run cmake --build --preset cuda -j "$jobs" --target grain_cli grain_cli_tests
     run_ctest cuda -R '^Cli[.]'
   fi
 else
