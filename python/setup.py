@@ -28,6 +28,11 @@ class CMakeBuild(build_ext):
         build = Path(os.environ.get("GRAIN_PY_BUILD_DIR", ROOT / "build" / "py-pip"))
         configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                      "-DGRAIN_PYTHON=ON", "-DGRAIN_ENABLE_TESTS=OFF", f"-DPython_EXECUTABLE={sys.executable}"]
+        try:  # pybind11 installed by pip: CMake finds it through the Python package
+            import pybind11
+            configure.append(f"-Dpybind11_DIR={pybind11.get_cmake_dir()}")
+        except ImportError:
+            pass
         if shutil.which("ninja") and not (build / "CMakeCache.txt").exists():
             configure += ["-G", "Ninja"]
         configure += shlex.split(os.environ.get("CMAKE_ARGS", ""))

@@ -11,6 +11,9 @@
 #     bench: the core (triad, dot) and the paper's kernels against hand-written code
 #     figures: the contraction sweep on the GPU (sweep-gpu.json, for scripts/docs-figures.sh)
 #     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
+#     python: the Python package installed with pip as a user does (built here, with CUDA), its
+#             tests, its per-call overhead beside C++, grain.cp_als beside the tool and beside a
+#             natural PyTorch CP-ALS (not part of all)
 set -u
 what=" ${*:-all} "
 has() { case "$what" in *" $1 "*|*" all "*) return 0 ;; esac; return 1; }
@@ -23,6 +26,39 @@ bash scripts/device-unpack.sh
 log="$out/summary.txt"
 say() { echo "$*" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
+
+if case "$what" in *" python "*) true ;; *) false ;; esac; then
+  # pip in a virtual environment that sees this machine's NumPy, PyTorch, CuPy and pybind11;
+  # LAPACK from .device-carry/lapack (the machine has none).
+  lap=$PWD/$C/lapack
+  export LD_LIBRARY_PATH=$lap${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  venv=$(mktemp -d)/venv
+  python3 -m venv --system-site-packages "$venv"
+  py=$venv/bin/python
+  t0=$(date +%s)
+  GRAIN_PY_BUILD_DIR=$PWD/build/py-device CMAKE_ARGS="-DGRAIN_LAPACK_INCLUDE=$lap -DGRAIN_LAPACK=$lap/libopenblas.so.0" \
+    "$venv/bin/pip" install --no-build-isolation --no-deps ./python > "$out/r/python-install.log" 2>&1
+  say "PYTHON pip install rc=$? in $(( $(date +%s) - t0 )) s"
+  tail -n 5 "$out/r/python-install.log" >> "$log"
+  (cd /tmp && "$py" -c "import grain; print('grain', grain.__version__, grain.info())") >> "$log" 2>&1
+  "$py" -m pytest -q -p no:cacheprovider python/tests > "$out/r/python-tests.log" 2>&1
+  say "PYTHON tests rc=$? $(tail -n 1 "$out/r/python-tests.log")"
+  grep -E "^(FAILED|ERROR)" "$out/r/python-tests.log" | head -n 20 >> "$log"
+  cmake --build build/py-device --target grain_python_overhead > "$out/r/python-overhead-build.log" 2>&1
+  for w in host cuda; do
+    build/py-device/python/grain_python_overhead $w >> "$log" 2>&1
+    "$py" python/bench/overhead.py $w >> "$log" 2>&1
+  done
+  tns=$(mktemp -d)/genten3.tns
+  "$G" generate --kind random-ktensor --dims 30000x40000x50000 --nnz 10000000 --output "$tns" > /dev/null 2>&1
+  for R in 16 64; do
+    "$py" python/bench/cp_als.py "$G" "$tns" $R 10 3 > "$out/r/python-cp-als-$R.txt" 2>&1
+    say "PYTHON cp_als R=$R: $(tail -n 1 "$out/r/python-cp-als-$R.txt")"
+  done
+  "$py" python/bench/torch_cp_als.py "$tns" 16 5 > "$out/r/python-torch-cp-als.txt" 2>&1
+  say "PYTHON torch: $(tail -n 1 "$out/r/python-torch-cp-als.txt")"
+  rm -f "$tns"
+fi
 
 if has tests; then
   for t in "$C"/tests/grain_*_tests; do

@@ -34,6 +34,12 @@ done
 #     -DGRAIN_ENABLE_TESTS=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3 && ninja -C build/cpu-v3 grain_cli
 # (OpenBLAS linked statically: the GPU machine has no Debian packages.)
 if [ -x build/cpu-v3/apps/grain/grain ]; then cp build/cpu-v3/apps/grain/grain .device-carry/grain-cpu-v3; fi
+# LAPACK for the Python package built there (scripts/device-run.sh python): the GPU machine has
+# none, so OpenBLAS's shared library, its Fortran runtime and the header travel from here.
+mkdir -p .device-carry/lapack
+cp /usr/include/lapack.h /usr/include/lapacke_config.h /usr/include/lapacke_mangling.h .device-carry/lapack/
+for l in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do cp -L "/usr/lib/x86_64-linux-gnu/$l" .device-carry/lapack/; done
+xz -T2 -6 -f .device-carry/lapack/*.so.*
 strip .device-carry/grain* .device-carry/tests/* .device-carry/examples/* 2>/dev/null || true
 # Every binary compressed (xz shrinks them about 4x), so that they and the tree stay under the
 # device tool's 64 MiB; scripts/device-unpack.sh (which scripts/device-run.sh calls) unpacks them

@@ -1,5 +1,5 @@
-"""grain from Python: the nine finite-element contractions on NumPy arrays without a copy,
-sparse tensors, and CP-ALS (docs/python.md).
+"""grain from Python: the nine finite-element contractions on NumPy arrays, PyTorch tensors and
+CuPy arrays (host or GPU) without a copy, sparse tensors, and CP-ALS (docs/python.md).
 
     import numpy as np, grain
     out = grain.contract_field_field_scalar(left, right)     # left (C,L,P), right (C,R,P)
@@ -35,14 +35,38 @@ __all__ = [
 ]
 
 
+def _numpy(a):
+    """a as a NumPy array: PyTorch tensors and CuPy arrays are copied to the host by their library."""
+    module = type(a).__module__.split(".")[0]
+    if module == "torch":
+        return a.detach().cpu().numpy()
+    if module == "cupy":
+        return a.get()
+    return np.asarray(a)
+
+
+def _as_library(a, library, device):
+    """The NumPy array a as an array of `library` (numpy, torch, cupy); torch's on the GPU when the
+    run was on one."""
+    if library == "torch":
+        import torch
+        t = torch.from_numpy(a)
+        return t.to("cuda") if device == "cuda" else t
+    if library == "cupy":
+        import cupy
+        return cupy.asarray(a)
+    return a
+
+
 class KTensor:
-    """A CP model: weights (R,) and one factor matrix (I_m, R) per mode, with the history of the
-    CP-ALS run that made it (fit and seconds per iteration, why it stopped)."""
+    """A CP model: weights (R,) and one factor matrix (I_m, R) per mode, arrays of one library
+    (NumPy, PyTorch or CuPy), with the history of the CP-ALS run that made it (fit and seconds per
+    iteration, why it stopped, the back end it ran on)."""
 
     def __init__(self, weights, factors, fits=(), seconds=(), mttkrp_seconds=(), stop_reason=None,
-                 algorithms=(), seed=None, setup_seconds=0.0):
-        self.weights = np.asarray(weights)
-        self.factors = [np.asarray(f) for f in factors]
+                 algorithms=(), seed=None, setup_seconds=0.0, backend=None):
+        self.weights = weights
+        self.factors = list(factors)
         self.fits = list(fits)
         self.seconds = list(seconds)
         self.mttkrp_seconds = list(mttkrp_seconds)
@@ -50,6 +74,7 @@ class KTensor:
         self.algorithms = list(algorithms)
         self.seed = seed
         self.setup_seconds = setup_seconds
+        self.backend = backend
 
     @property
     def rank(self):
@@ -76,18 +101,21 @@ class KTensor:
         """The Frobenius norm, from the Gram matrices: sqrt(w^T (G_1 * ... * G_N) w)."""
         h = np.ones((self.rank, self.rank))
         for f in self.factors:
-            h *= f.T.astype(np.float64) @ f.astype(np.float64)
-        w = self.weights.astype(np.float64)
+            f = _numpy(f).astype(np.float64)
+            h *= f.T @ f
+        w = _numpy(self.weights).astype(np.float64)
         return float(np.sqrt(max(w @ h @ w, 0.0)))
 
     def full(self, max_elements=10**7):
-        """The dense tensor sum_r w_r a_1r o ... o a_Nr, for small shapes (at most max_elements)."""
+        """The dense tensor sum_r w_r a_1r o ... o a_Nr as a NumPy array, for small shapes (at most
+        max_elements)."""
         n = int(np.prod(self.shape, dtype=np.int64))
         if n > max_elements:
             raise ValueError(f"KTensor.full: {n} elements (shape {self.shape}) exceed max_elements="
                              f"{max_elements}; raise it if the memory is there")
-        out = self.factors[0] * self.weights
-        for f in self.factors[1:]:
+        factors = [_numpy(f) for f in self.factors]
+        out = factors[0] * _numpy(self.weights)
+        for f in factors[1:]:
             out = (out[..., None, :] * f).reshape(out.shape[:-1] + f.shape)
         return out.sum(axis=-1)
 
@@ -102,10 +130,12 @@ def cp_als(X, rank, maxiters=50, tol=1e-4, seed=None, init="random", mttkrp="aut
 
     init: "random" (factor entries uniform in [0, 1) from `seed`; None draws one, kept in the
     result's .seed) or a KTensor to start from. mttkrp: auto, atomic, team, perm, tiled or
-    privatized. device: "auto" or "cpu". dtype: float32 or float64 (default: X's).
+    privatized. device: "auto" (the GPU when there is one), "cpu", "cuda" (or a back end's name,
+    "openmp", "serial"); the tensor is copied there once. dtype: float32 or float64 (default: X's).
     callback(iteration, fit, seconds) runs after each iteration; returning False stops the run.
     Ctrl-C stops the run after the current iteration and returns the factors so far
-    (stop_reason "interrupted"). Returns a KTensor, normalized, components by decreasing weight.
+    (stop_reason "interrupted"). Returns a KTensor, normalized, components by decreasing weight,
+    whose arrays are of X.array_library (torch tensors on the GPU after a GPU run).
     """
     if not isinstance(X, SparseTensor):
         raise TypeError(f"grain.cp_als: X is a {type(X).__name__}; give a grain.SparseTensor")
@@ -113,10 +143,12 @@ def cp_als(X, rank, maxiters=50, tol=1e-4, seed=None, init="random", mttkrp="aut
         seed = secrets.randbits(63)
     weights = factors = None
     if isinstance(init, KTensor):
-        weights, factors = init.weights, init.factors
+        weights, factors = _numpy(init.weights), [_numpy(f) for f in init.factors]
     elif not (isinstance(init, str) and init == "random"):
         raise ValueError(f"grain.cp_als: init={init!r}; give 'random' or a KTensor")
     r = _grain._cp_als(X, int(rank), int(maxiters), float(tol), int(seed), weights, factors, str(mttkrp),
                        str(device), dtype, callback)
-    return KTensor(r["weights"], r["factors"], r["fits"], r["seconds"], r["mttkrp_seconds"],
-                   r["stop_reason"], r["algorithms"], seed, r["setup_seconds"])
+    lib, dev = X.array_library, r["backend"]
+    return KTensor(_as_library(r["weights"], lib, dev), [_as_library(f, lib, dev) for f in r["factors"]],
+                   r["fits"], r["seconds"], r["mttkrp_seconds"], r["stop_reason"], r["algorithms"], seed,
+                   r["setup_seconds"], r["backend"])

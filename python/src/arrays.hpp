@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <pybind11/stl.h>
+
 #if defined(GRAIN_PYTHON_DLPACK)
 #include <dlpack/dlpack.h>
 #endif
@@ -22,9 +24,19 @@
 namespace grain::python {
 
 namespace py = pybind11;
+using namespace py::literals;
 
 enum class Dtype { F32, F64, Other };
 enum class Device { Host, Cuda, Other };
+// The array library an object comes from (its type's top-level module): grain makes the arrays it
+// returns with that library, on the device of the caller's arrays.
+enum class Lib { NumPy, Torch, CuPy, Other };
+
+inline Lib library_of(py::handle obj) {
+  const std::string mod = py::str(py::type::handle_of(obj).attr("__module__"));
+  const std::string top = mod.substr(0, mod.find('.'));
+  return top == "numpy" ? Lib::NumPy : top == "torch" ? Lib::Torch : top == "cupy" ? Lib::CuPy : Lib::Other;
+}
 // How an array's strides match grain's layouts. An array whose strides fit both (one element,
 // a single row or column, extents of 1, no elements) is Both.
 enum class Fit { None, Right, Left, Both };
@@ -50,7 +62,7 @@ class ArrayRef {
   ArrayRef& operator=(ArrayRef&& o) noexcept {
     release();
     data = o.data, dtype = o.dtype, dtype_name = std::move(o.dtype_name), shape = std::move(o.shape);
-    strides = std::move(o.strides), device = o.device, device_id = o.device_id, readonly = o.readonly;
+    strides = std::move(o.strides), device = o.device, device_id = o.device_id, readonly = o.readonly, lib = o.lib;
     view_ = o.view_, has_view_ = o.has_view_, capsule_ = std::move(o.capsule_);
     o.has_view_ = false;
     return *this;
@@ -65,6 +77,7 @@ class ArrayRef {
   Device device = Device::Host;
   int device_id = 0;
   bool readonly = false;
+  Lib lib = Lib::Other;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   std::int64_t size() const {
@@ -121,11 +134,17 @@ inline std::string buffer_dtype_name(const char* format, Py_ssize_t itemsize) {
   throw py::error_already_set();
 }
 
+// The stream grain's GPU work runs on, as DLPack's `__dlpack__(stream=...)` numbers it: CUDA's
+// legacy default stream. The producer orders its pending work on the caller's current stream
+// before it.
+constexpr int kDlpackLegacyStream = 1;
+
 // Borrows obj's memory. Tries the buffer protocol first (it says whether the memory is
 // read-only and costs no allocation), then `__dlpack__`. `writable`: the array is written
 // (out=); a read-only buffer is then a ValueError.
 inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bool writable) {
   ArrayRef a;
+  a.lib = library_of(obj);
   if (PyObject_CheckBuffer(obj.ptr())) {
     const int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &a.view_, flags) != 0) {
@@ -165,13 +184,19 @@ inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bo
   if (py::hasattr(obj, "__dlpack__")) {
     // Legacy capsule ("dltensor"), which every producer gives when asked without max_version.
     // Left unconsumed: the capsule's destructor calls the tensor's deleter when `a` releases it.
-    a.capsule_ = obj.attr("__dlpack__")();
+    // A GPU array is asked for with grain's stream, so that the work queued on it is ordered first.
+    bool on_gpu = false;
+    if (py::hasattr(obj, "__dlpack_device__")) {
+      const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+      on_gpu = dev.first == kDLCUDA || dev.first == kDLCUDAManaged;
+    }
+    a.capsule_ = on_gpu ? obj.attr("__dlpack__")("stream"_a = kDlpackLegacyStream) : obj.attr("__dlpack__")();
     auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(a.capsule_.ptr(), "dltensor"));
     if (!t) throw py::error_already_set();
     const DLTensor& d = t->dl_tensor;
     a.data = static_cast<char*>(d.data) + d.byte_offset;
     if (d.device.device_type == kDLCPU) a.device = Device::Host;
-    else if (d.device.device_type == kDLCUDA) a.device = Device::Cuda;
+    else if (d.device.device_type == kDLCUDA || d.device.device_type == kDLCUDAManaged) a.device = Device::Cuda;
     else a.device = Device::Other;
     a.device_id = d.device.device_id;
     if (d.dtype.code == kDLFloat && d.dtype.lanes == 1 && d.dtype.bits == 64) a.dtype = Dtype::F64, a.dtype_name = "float64";
@@ -192,8 +217,8 @@ inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bo
 #endif
   raise(PyExc_TypeError, std::string(fn) + ": argument '" + arg + "' is a " +
                              std::string(py::str(py::type::handle_of(obj).attr("__name__"))) +
-                             ", not an array (grain takes objects with the buffer protocol or __dlpack__, "
-                             "e.g. NumPy arrays)");
+                             ", not an array (grain takes objects with the buffer protocol or __dlpack__: "
+                             "NumPy arrays, PyTorch tensors, CuPy arrays)");
 }
 
 // The ValueError for strides that are neither layout, naming them and the fix.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arrays.hpp"
+#include "cp_run.hpp"
 #include "grain/contract/contract.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/cp/cp_als.hpp"
@@ -29,6 +30,11 @@
 
 #if defined(GRAIN_ENABLE_OPENMP)
 #include <omp.h>
+#endif
+#if defined(GRAIN_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+
+#include "grain/core/backend/cuda_runtime.hpp"
 #endif
 
 namespace py = pybind11;
@@ -78,14 +84,93 @@ GRAIN_PY_KERNEL(field_field_vector, 2, 2, "(C,L,P,D)", "(C,R,P,D)", "(C,L,R)")
 GRAIN_PY_KERNEL(field_field_tensor, 2, 3, "(C,L,P,D1,D2)", "(C,R,P,D1,D2)", "(C,L,R)")
 #undef GRAIN_PY_KERNEL
 
-template <class T, int Rank, class Layout, std::size_t... I>
-auto host_view(void* p, const std::vector<std::int64_t>& s, std::index_sequence<I...>) {
+template <class T, int Rank, class Layout, class Space, std::size_t... I>
+auto wrap_view(void* p, const std::vector<std::int64_t>& s, std::index_sequence<I...>) {
   using D = typename grain::impl::DataTypeOf<T, Rank>::type;
-  return View<D, Layout, HostSpace>(static_cast<T*>(p), static_cast<std::size_t>(s[I])...);
+  return View<D, Layout, Space>(static_cast<T*>(p), static_cast<std::size_t>(s[I])...);
 }
-template <class T, int Rank, class Layout>
-auto host_view(const ArrayRef& a) {
-  return host_view<T, Rank, Layout>(a.data, a.shape, std::make_index_sequence<Rank>());
+// An unmanaged View over the caller's memory, in Space (HostSpace or CudaSpace).
+template <class T, int Rank, class Layout, class Space>
+auto wrap_view(const ArrayRef& a) {
+  return wrap_view<T, Rank, Layout, Space>(a.data, a.shape, std::make_index_sequence<Rank>());
+}
+
+// ---- GPU arrays ---------------------------------------------------------------------------------
+
+// The device an array lives on, checked against what this build and grain can run: host memory,
+// or the GPU grain runs on.
+void check_device(const char* fn, const char* arg, const ArrayRef& a) {
+  if (a.device == Device::Host) return;
+  if (a.device == Device::Other)
+    raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg +
+                                "' lives on a device grain does not run on (host and CUDA GPUs only)");
+#if defined(GRAIN_ENABLE_CUDA)
+  const int grain_device = grain::impl::cuda_device().id;
+  if (a.device_id != grain_device)
+    raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg + "' is on GPU " + std::to_string(a.device_id) +
+                                " but grain runs on GPU " + std::to_string(grain_device) +
+                                " (CUDA's current device when grain started; CUDA_VISIBLE_DEVICES chooses another)");
+#else
+  raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg +
+                              "' lives on a GPU but this grain module was built without CUDA; pass host arrays "
+                              "or build grain where nvcc is (docs/python.md)");
+#endif
+}
+
+// After grain's GPU work, which runs on CUDA's legacy default stream: the caller's current stream
+// (PyTorch's or CuPy's) waits for it through an event, without a host wait. The default streams
+// (0 legacy, 1 and 2 per-thread, as DLPack and CUDA number them) are ordered by CUDA already; an
+// array of another library gets a host wait instead.
+void order_caller_stream(const ArrayRef& a) {
+#if defined(GRAIN_ENABLE_CUDA)
+  using grain::impl::cuda_check;
+  std::uintptr_t stream = 0;
+  if (a.lib == Lib::Torch) {
+    stream = py::module_::import("torch.cuda").attr("current_stream")(a.device_id).attr("cuda_stream").cast<std::uintptr_t>();
+  } else if (a.lib == Lib::CuPy) {
+    stream = py::module_::import("cupy.cuda").attr("get_current_stream")().attr("ptr").cast<std::uintptr_t>();
+  } else {
+    py::gil_scoped_release nogil;
+    cuda_check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (grain's work for arrays of another library)");
+    return;
+  }
+  if (stream <= 2) return;
+  static const cudaEvent_t done = [] {
+    cudaEvent_t e;
+    cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    return e;
+  }();
+  cuda_check(cudaEventRecord(done, nullptr), "cudaEventRecord (after grain's work)");
+  cuda_check(cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(stream), done, 0),
+             "cudaStreamWaitEvent (the caller's stream after grain's work)");
+#else
+  (void)a;
+#endif
+}
+
+// A new array of the library and device of `like` (the reference input), in row-major (C) or
+// column-major (Fortran) order: NumPy for host arrays of other libraries.
+py::object new_array(py::handle like, const ArrayRef& a, const std::vector<py::ssize_t>& shape, bool right,
+                     const char* fn) {
+  const py::ssize_t item = a.dtype == Dtype::F64 ? 8 : 4;
+  std::vector<py::ssize_t> strides(shape.size());  // in elements
+  py::ssize_t s = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const std::size_t d = right ? shape.size() - 1 - i : i;
+    strides[d] = s;
+    s *= shape[d];
+  }
+  if (a.lib == Lib::Torch)
+    return py::module_::import("torch").attr("empty_strided")(py::tuple(py::cast(shape)), py::tuple(py::cast(strides)),
+                                                              "dtype"_a = like.attr("dtype"), "device"_a = like.attr("device"));
+  if (a.lib == Lib::CuPy)
+    return py::module_::import("cupy").attr("empty")(py::tuple(py::cast(shape)), "dtype"_a = like.attr("dtype"),
+                                                     "order"_a = right ? "C" : "F");
+  if (a.device != Device::Host)
+    raise(PyExc_ValueError, std::string(fn) + ": the inputs are GPU arrays of a library grain does not make arrays "
+                                              "for (it makes NumPy, PyTorch and CuPy ones); pass out=");
+  for (auto& e : strides) e *= item;
+  return py::array(a.dtype == Dtype::F64 ? py::dtype::of<double>() : py::dtype::of<float>(), shape, strides);
 }
 
 // Checks what grain's typed call cannot see from Python (a rank, an element type, a device) and
@@ -96,34 +181,47 @@ void check_operand(const ArrayRef& a, const char* arg, int rank, const char* sha
     raise(PyExc_ValueError, std::string(K::fn) + ": argument '" + arg + "' has " + std::to_string(a.ndim()) +
                                 " dimensions (shape " + join(a.shape) + "), expected " + std::to_string(rank) +
                                 ": " + shape);
-  if (a.device != Device::Host)
-    raise(PyExc_ValueError, std::string(K::fn) + ": argument '" + arg +
-                                "' lives on a GPU; this grain module takes host arrays (NumPy, PyTorch CPU)");
+  check_device(K::fn, arg, a);
   if (a.dtype == Dtype::Other)
     raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + arg + "' has dtype " + a.dtype_name +
                                "; grain takes float32 or float64 (convert with " + arg + ".astype(np.float64))");
 }
 
-template <class K, class T, class In, class Out>
+template <class K, class T, class In, class Out, class Space>
 void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, const ContractOptions& opt) {
   constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
-  const auto lv = host_view<const T, lrank, In>(l);
-  const auto rv = host_view<const T, rrank, In>(r);
-  const auto ov = host_view<T, 1 + K::family, Out>(o);
+  const auto lv = wrap_view<const T, lrank, In, Space>(l);
+  const auto rv = wrap_view<const T, rrank, In, Space>(r);
+  const auto ov = wrap_view<T, 1 + K::family, Out, Space>(o);
   py::gil_scoped_release nogil;
   K::call(ov, lv, rv, opt);
+}
+
+template <class K, class T, class Space>
+void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool in_right, bool out_right,
+                  const ContractOptions& opt) {
+  if (in_right)
+    out_right ? run_contract<K, T, LayoutRight, LayoutRight, Space>(o, l, r, opt)
+              : run_contract<K, T, LayoutRight, LayoutLeft, Space>(o, l, r, opt);
+  else
+    out_right ? run_contract<K, T, LayoutLeft, LayoutRight, Space>(o, l, r, opt)
+              : run_contract<K, T, LayoutLeft, LayoutLeft, Space>(o, l, r, opt);
 }
 
 template <class K, class T>
 void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool in_right, bool out_right,
                   const ContractOptions& opt) {
-  if (in_right)
-    out_right ? run_contract<K, T, LayoutRight, LayoutRight>(o, l, r, opt)
-              : run_contract<K, T, LayoutRight, LayoutLeft>(o, l, r, opt);
-  else
-    out_right ? run_contract<K, T, LayoutLeft, LayoutRight>(o, l, r, opt)
-              : run_contract<K, T, LayoutLeft, LayoutLeft>(o, l, r, opt);
+#if defined(GRAIN_ENABLE_CUDA)
+  if (l.device == Device::Cuda) {
+    run_contract<K, T, CudaSpace>(o, l, r, in_right, out_right, opt);
+    order_caller_stream(o);
+    return;
+  }
+#endif
+  run_contract<K, T, HostSpace>(o, l, r, in_right, out_right, opt);
 }
+
+const char* device_word(Device d) { return d == Device::Host ? "host memory" : "a GPU"; }
 
 template <class K>
 py::object contract(py::handle left, py::handle right, py::object out, bool sum_into, const std::string& algorithm) {
@@ -140,6 +238,9 @@ py::object contract(py::handle left, py::handle right, py::object out, bool sum_
   if (r.dtype != l.dtype)
     raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + rname + "' has dtype " + r.dtype_name +
                                " but '" + lname + "' has " + l.dtype_name + "; give both the same element type");
+  if (r.device != l.device)
+    raise(PyExc_ValueError, std::string(K::fn) + ": '" + lname + "' is in " + device_word(l.device) + " and '" +
+                                rname + "' in " + device_word(r.device) + "; give every array on one device");
   // left and right share one layout (grain's engine takes one for both inputs).
   const Fit lf = l.fit(), rf = r.fit();
   if (lf == Fit::None) raise_strides(K::fn, lname, l);
@@ -159,21 +260,16 @@ py::object contract(py::handle left, py::handle right, py::object out, bool sum_
     std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(K::family == 1 ? r.shape[0] : l.shape[0])};
     if (K::family == 1) shape.push_back(r.shape[1]);
     if (K::family == 2) shape.push_back(l.shape[1]), shape.push_back(r.shape[1]);
-    const py::ssize_t item = l.dtype == Dtype::F64 ? 8 : 4;
-    std::vector<py::ssize_t> strides(shape.size());
-    py::ssize_t s = item;
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      const std::size_t d = in_right ? shape.size() - 1 - i : i;
-      strides[d] = s;
-      s *= shape[d];
-    }
-    out = py::array(l.dtype == Dtype::F64 ? py::dtype::of<double>() : py::dtype::of<float>(), shape, strides);
+    out = K::family == 1 ? new_array(right, r, shape, in_right, K::fn) : new_array(left, l, shape, in_right, K::fn);
   }
   const ArrayRef o = borrow_array(out, K::fn, "out", true);
   check_operand<K>(o, "out", 1 + K::family, K::shapes[2]);
   if (o.dtype != l.dtype)
     raise(PyExc_TypeError, std::string(K::fn) + ": argument 'out' has dtype " + o.dtype_name + " but '" + lname +
                                "' has " + l.dtype_name + "; give 'out' the inputs' element type");
+  if (o.device != l.device)
+    raise(PyExc_ValueError, std::string(K::fn) + ": 'out' is in " + device_word(o.device) + " and '" + lname +
+                                "' in " + device_word(l.device) + "; give every array on one device");
   const Fit of = o.fit();
   if (of == Fit::None) raise_strides(K::fn, "out", o);
   // An out that fits both layouts takes the inputs' one.
@@ -198,6 +294,12 @@ std::string fspath(py::handle p) { return py::str(py::module_::import("os").attr
 // The value type a dtype argument names: None keeps `fallback`.
 bool is_double(py::handle dtype, bool fallback, const char* fn) {
   if (dtype.is_none()) return fallback;
+  if (library_of(dtype) == Lib::Torch) {  // torch.float64, torch.float32
+    const std::string name = py::str(dtype);
+    if (name == "torch.float64") return true;
+    if (name == "torch.float32") return false;
+    raise(PyExc_TypeError, std::string(fn) + ": dtype " + name + "; grain takes float32 or float64");
+  }
   const py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
   if (d.kind() == 'f' && d.itemsize() == 8) return true;
   if (d.kind() == 'f' && d.itemsize() == 4) return false;
@@ -209,6 +311,9 @@ class PySparse {
   using F = SparseTensor<float, HostSpace>;
   using D = SparseTensor<double, HostSpace>;
   std::variant<F, D> t;
+  // The library of the arrays it was made from ("numpy" for files): cp_als returns its factors
+  // as arrays of that library.
+  std::string library = "numpy";
 
   explicit PySparse(std::variant<F, D> x) : t(std::move(x)) {}
 
@@ -318,11 +423,23 @@ SparseTensor<T, HostSpace> sparse_from_arrays(const py::array& ind, const py::ar
   return SparseTensor<T, HostSpace>(dims, subs, values);
 }
 
+// A NumPy array with obj's values: PyTorch tensors and CuPy arrays (on a GPU too) are copied to
+// the host by their library.
+py::array host_numpy(py::handle obj) {
+  const Lib lib = library_of(obj);
+  if (lib == Lib::Torch && py::hasattr(obj, "detach")) return obj.attr("detach")().attr("cpu")().attr("numpy")();
+  if (lib == Lib::CuPy && py::hasattr(obj, "get")) return obj.attr("get")();
+  return py::module_::import("numpy").attr("asarray")(obj);
+}
+
+const char* library_name(Lib lib) {
+  return lib == Lib::Torch ? "torch" : lib == Lib::CuPy ? "cupy" : "numpy";
+}
+
 PySparse sparse_new(py::handle indices, py::handle values, py::handle shape, py::handle dtype) {
   const char* fn = "grain.SparseTensor";
-  auto np = py::module_::import("numpy");
-  const py::array ind = np.attr("asarray")(indices);
-  const py::array vals = np.attr("asarray")(values);
+  const py::array ind = host_numpy(indices);
+  const py::array vals = host_numpy(values);
   const char ik = ind.dtype().kind(), vk = vals.dtype().kind();
   if (ik != 'i' && ik != 'u')
     raise(PyExc_TypeError, std::string(fn) + ": indices have dtype " + ind.dtype().attr("name").cast<std::string>() +
@@ -342,8 +459,9 @@ PySparse sparse_new(py::handle indices, py::handle values, py::handle shape, py:
   if (dims.empty() && ind.shape(0) == 0)
     raise(PyExc_ValueError, std::string(fn) + ": an empty tensor needs its shape");
   const bool dbl = is_double(dtype, !(vk == 'f' && vals.itemsize() == 4), fn);
-  if (dbl) return PySparse(sparse_from_arrays<double>(ind, vals, dims));
-  return PySparse(sparse_from_arrays<float>(ind, vals, dims));
+  PySparse x = dbl ? PySparse(sparse_from_arrays<double>(ind, vals, dims)) : PySparse(sparse_from_arrays<float>(ind, vals, dims));
+  x.library = library_name(library_of(values));
+  return x;
 }
 
 // ---- CP-ALS -------------------------------------------------------------------------------------
@@ -352,8 +470,8 @@ enum class Stop { Converged, MaxIters, Callback, Interrupted };
 
 template <class T>
 py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiters, double tol, std::uint64_t seed,
-                      py::handle init_weights, py::handle init_factors, const std::string& mttkrp, py::handle callback) {
-  using Exec = DefaultHostExecutionSpace;
+                      py::handle init_weights, py::handle init_factors, const std::string& mttkrp,
+                      const std::string& backend, py::handle callback) {
   cp::CpAlsOptions opt;
   opt.maxiters = maxiters;
   opt.tol = tol;
@@ -410,7 +528,7 @@ py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiter
   cp::CpAlsResult res;
   {
     py::gil_scoped_release nogil;
-    res = cp::cp_als<Exec>(X, M, opt);
+    res = cp_als_on_backend<T>(backend, X, M, opt);
   }
   if (error) throw *error;
   if (!res.stopped && !res.iterations.empty()) {
@@ -431,21 +549,29 @@ py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiter
   return py::dict("weights"_a = numpy_view(M.lambda, true), "factors"_a = factors, "fits"_a = fits,
                   "seconds"_a = seconds, "mttkrp_seconds"_a = mttkrp_seconds, "algorithms"_a = algorithms,
                   "setup_seconds"_a = res.setup_seconds, "stop_reason"_a = kStop[static_cast<int>(stop)],
-                  "used_pseudo_inverse"_a = res.used_pseudo_inverse);
+                  "used_pseudo_inverse"_a = res.used_pseudo_inverse, "backend"_a = backend);
 }
 
 py::dict cp_als(const PySparse& X, int rank, int maxiters, double tol, std::uint64_t seed, py::handle init_weights,
                 py::handle init_factors, const std::string& mttkrp, const std::string& device, py::handle dtype,
                 py::handle callback) {
-  if (device == "cuda")
-    raise(PyExc_ValueError, "grain.cp_als: device 'cuda' is not available from Python yet; use 'cpu'");
-  if (device != "auto" && device != "cpu")
-    raise(PyExc_ValueError, "grain.cp_als: unknown device '" + device + "' (auto or cpu)");
+  // auto: the GPU when there is one; cpu: OpenMP when built with it; a back end's own name.
+  std::string backend = device;
+  if (device == "auto") {
+    backend = default_backend();
+  } else if (device == "cpu") {
+    const auto have = available_backends();
+    backend = std::find(have.begin(), have.end(), "openmp") != have.end() ? "openmp" : "serial";
+  } else if (device != "cuda" && device != "openmp" && device != "serial") {
+    raise(PyExc_ValueError, "grain.cp_als: unknown device '" + device + "' (auto, cpu, cuda, openmp or serial)");
+  }
+  const std::string why = backend_unavailable_reason(backend);
+  if (!why.empty()) raise(PyExc_ValueError, "grain.cp_als: device '" + device + "': " + why);
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
     raise(PyExc_TypeError, "grain.cp_als: callback must be callable as callback(iteration, fit, seconds)");
   if (is_double(dtype, X.is_double(), "grain.cp_als"))
-    return cp_als_typed(X.as<double>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, callback);
-  return cp_als_typed(X.as<float>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, callback);
+    return cp_als_typed(X.as<double>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, backend, callback);
+  return cp_als_typed(X.as<float>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, backend, callback);
 }
 
 // ---- the module ---------------------------------------------------------------------------------
@@ -469,7 +595,11 @@ py::dict info() {
 #else
   d["array_protocols"] = py::make_tuple("buffer");
 #endif
+#if defined(GRAIN_ENABLE_CUDA)
+  d["array_devices"] = py::make_tuple("cpu", "cuda");
+#else
   d["array_devices"] = py::make_tuple("cpu");
+#endif
   return d;
 }
 
@@ -477,7 +607,7 @@ py::dict info() {
 
 PYBIND11_MODULE(_grain, m) {
   using namespace grain::python;
-  m.doc() = "grain's kernels over NumPy arrays: the nine contractions, sparse tensors, CP-ALS";
+  m.doc() = "grain's kernels over NumPy, PyTorch and CuPy arrays: the nine contractions, sparse tensors, CP-ALS";
   m.attr("__version__") = GRAIN_VERSION_STRING;
   // grain's checks (extents, aliasing, algorithms, file formats, CP-ALS settings) raise
   // grain::Error with a message naming the argument: a ValueError in Python.
@@ -511,6 +641,8 @@ PYBIND11_MODULE(_grain, m) {
       .def("write", &sparse_write, "path"_a, "Writes .tns / .tns.gz text by the name's ending, else the binary form")
       .def_property_readonly("shape", [](const PySparse& x) { return py::tuple(py::cast(x.dims())); })
       .def_property_readonly("ndim", [](const PySparse& x) { return static_cast<int>(x.dims().size()); })
+      .def_property_readonly("array_library", [](const PySparse& x) { return x.library; },
+                             "numpy, torch or cupy: the library of the values it was made from (numpy when read)")
       .def_property_readonly("nnz", [](const PySparse& x) { return x.visit([](const auto& t) { return t.nnz(); }); })
       .def_property_readonly("dtype", [](const PySparse& x) {
         return x.is_double() ? py::dtype::of<double>() : py::dtype::of<float>();
