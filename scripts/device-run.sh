@@ -28,16 +28,14 @@ say() { echo "$*" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
 
 if case "$what" in *" python "*) true ;; *) false ;; esac; then
-  # pip in a virtual environment that sees this machine's NumPy, PyTorch, CuPy and pybind11;
-  # LAPACK from .device-carry/lapack (the machine has none).
+  # pip into the virtual environment that python3 is here (it has NumPy, PyTorch, CuPy and
+  # pybind11); LAPACK's header from .device-carry/lapack (the machine has none).
   lap=$PWD/$C/lapack
   export LD_LIBRARY_PATH=$lap${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  venv=$(mktemp -d)/venv
-  python3 -m venv --system-site-packages "$venv"
-  py=$venv/bin/python
+  py=$(command -v python3)
   t0=$(date +%s)
   GRAIN_PY_BUILD_DIR=$PWD/build/py-device CMAKE_ARGS="-DGRAIN_LAPACK_INCLUDE=$lap -DGRAIN_LAPACK=$lap/libopenblas.so.0" \
-    "$venv/bin/pip" install --no-build-isolation --no-deps ./python > "$out/r/python-install.log" 2>&1
+    "$py" -m pip install --no-build-isolation --no-deps ./python > "$out/r/python-install.log" 2>&1
   say "PYTHON pip install rc=$? in $(( $(date +%s) - t0 )) s"
   tail -n 5 "$out/r/python-install.log" >> "$log"
   (cd /tmp && "$py" -c "import grain; print('grain', grain.__version__, grain.info())") >> "$log" 2>&1
