@@ -29,12 +29,14 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu
 
 if case "$what" in *" python "*) true ;; *) false ;; esac; then
   # pip into the virtual environment that python3 is here (it has NumPy, PyTorch, CuPy and
-  # pybind11); LAPACK's header from .device-carry/lapack (the machine has none).
+  # pybind11); LAPACK and DLPack's header from .device-carry (the machine has neither).
   lap=$PWD/$C/lapack
   export LD_LIBRARY_PATH=$lap${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   py=$(command -v python3)
   t0=$(date +%s)
-  GRAIN_PY_BUILD_DIR=$PWD/build/py-device CMAKE_ARGS="-DGRAIN_LAPACK_INCLUDE=$lap -DGRAIN_LAPACK=$lap/libopenblas.so.0" \
+  # The system's g++ (CXX here names one that links libstdc++ statically, which an extension
+  # module must not: its iostreams are then never set up and the first formatted message crashes).
+  CXX=/usr/bin/g++ CC=/usr/bin/gcc CUDAHOSTCXX=/usr/bin/g++ GRAIN_PY_BUILD_DIR=$PWD/build/py-device CMAKE_ARGS="-DGRAIN_LAPACK_INCLUDE=$lap -DGRAIN_LAPACK=$lap/libopenblas.so.0 -DGRAIN_DLPACK_INCLUDE=$PWD/$C/dlpack" \
     "$py" -m pip install --no-build-isolation --no-deps ./python > "$out/r/python-install.log" 2>&1
   say "PYTHON pip install rc=$? in $(( $(date +%s) - t0 )) s"
   tail -n 5 "$out/r/python-install.log" >> "$log"

@@ -40,6 +40,8 @@ mkdir -p .device-carry/lapack
 cp /usr/include/lapack.h /usr/include/lapacke_config.h /usr/include/lapacke_mangling.h .device-carry/lapack/
 for l in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do cp -L "/usr/lib/x86_64-linux-gnu/$l" .device-carry/lapack/; done
 xz -T2 -6 -f .device-carry/lapack/*.so.*
+# DLPack's header (Debian libdlpack-dev), for the Python package's PyTorch and CuPy arrays.
+mkdir -p .device-carry/dlpack/dlpack && cp /usr/include/dlpack/dlpack.h .device-carry/dlpack/dlpack/
 strip .device-carry/grain* .device-carry/tests/* .device-carry/examples/* 2>/dev/null || true
 # Every binary compressed (xz shrinks them about 4x), so that they and the tree stay under the
 # device tool's 64 MiB; scripts/device-unpack.sh (which scripts/device-run.sh calls) unpacks them

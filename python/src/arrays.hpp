@@ -1,8 +1,8 @@
 // The caller's arrays as grain sees them, without a copy: an ArrayRef borrows an object's memory
 // through the buffer protocol (NumPy, memoryview, array.array) or DLPack (`__dlpack__`: NumPy,
 // PyTorch, CuPy) and keeps the exporter's handle until it is destroyed, so the memory stays valid
-// for the call. Every array that enters grain from Python passes through borrow_array: the place
-// where another device (DLPack's kDLCUDA) and its checks go.
+// for the call. Every array that enters grain from Python passes through borrow_array, host and
+// GPU (DLPack's kDLCUDA) alike.
 #pragma once
 
 #include <Python.h>
@@ -129,9 +129,11 @@ inline std::string buffer_dtype_name(const char* format, Py_ssize_t itemsize) {
   return "format '" + f + "'";
 }
 
+// Raises the Python exception `type` (ValueError, TypeError) with msg, through pybind11's own
+// exception types, which its dispatcher turns into the Python exception.
 [[noreturn]] inline void raise(PyObject* type, const std::string& msg) {
-  PyErr_SetString(type, msg.c_str());
-  throw py::error_already_set();
+  if (type == PyExc_TypeError) throw py::type_error(msg);
+  throw py::value_error(msg);
 }
 
 // The stream grain's GPU work runs on, as DLPack's `__dlpack__(stream=...)` numbers it: CUDA's
@@ -184,13 +186,20 @@ inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bo
   if (py::hasattr(obj, "__dlpack__")) {
     // Legacy capsule ("dltensor"), which every producer gives when asked without max_version.
     // Left unconsumed: the capsule's destructor calls the tensor's deleter when `a` releases it.
-    // A GPU array is asked for with grain's stream, so that the work queued on it is ordered first.
+    // A GPU array is asked for with grain's stream, so that the work queued on it is ordered first;
+    // a PyTorch tensor through torch's C exporter (a tenth of the cost of its __dlpack__), the
+    // caller then ordering the streams itself (order_before_grain in module.cpp).
     bool on_gpu = false;
     if (py::hasattr(obj, "__dlpack_device__")) {
       const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
       on_gpu = dev.first == kDLCUDA || dev.first == kDLCUDAManaged;
     }
-    a.capsule_ = on_gpu ? obj.attr("__dlpack__")("stream"_a = kDlpackLegacyStream) : obj.attr("__dlpack__")();
+    if (on_gpu && a.lib == Lib::Torch)
+      a.capsule_ = py::module_::import("torch.utils.dlpack").attr("to_dlpack")(obj);
+    else if (on_gpu)
+      a.capsule_ = obj.attr("__dlpack__")("stream"_a = kDlpackLegacyStream);
+    else
+      a.capsule_ = obj.attr("__dlpack__")();
     auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(a.capsule_.ptr(), "dltensor"));
     if (!t) throw py::error_already_set();
     const DLTensor& d = t->dl_tensor;

@@ -117,34 +117,54 @@ void check_device(const char* fn, const char* arg, const ArrayRef& a) {
 #endif
 }
 
-// After grain's GPU work, which runs on CUDA's legacy default stream: the caller's current stream
-// (PyTorch's or CuPy's) waits for it through an event, without a host wait. The default streams
-// (0 legacy, 1 and 2 per-thread, as DLPack and CUDA number them) are ordered by CUDA already; an
-// array of another library gets a host wait instead.
-void order_caller_stream(const ArrayRef& a) {
+// grain's GPU work runs on CUDA's legacy default stream. The caller's current stream (PyTorch's
+// or CuPy's) is ordered with it through events, without a host wait: grain's work after what the
+// caller queued before the call, and what the caller queues next after grain's work. The default
+// streams (0 legacy, 1 and 2 per-thread, as DLPack and CUDA number them) are ordered by CUDA
+// already; arrays of another library get the order from their producer's __dlpack__(stream=) and
+// a host wait after the work.
+std::uintptr_t caller_stream(const ArrayRef& a) {
+  if (a.lib == Lib::Torch)
+    return py::module_::import("torch.cuda").attr("current_stream")(a.device_id).attr("cuda_stream").cast<std::uintptr_t>();
+  if (a.lib == Lib::CuPy)
+    return py::module_::import("cupy.cuda").attr("get_current_stream")().attr("ptr").cast<std::uintptr_t>();
+  return 0;
+}
+
 #if defined(GRAIN_ENABLE_CUDA)
+// `from` -> event -> `to`: the work queued on `to` from now on waits for the work queued on `from`.
+void stream_wait(cudaStream_t from, cudaStream_t to) {
   using grain::impl::cuda_check;
-  std::uintptr_t stream = 0;
-  if (a.lib == Lib::Torch) {
-    stream = py::module_::import("torch.cuda").attr("current_stream")(a.device_id).attr("cuda_stream").cast<std::uintptr_t>();
-  } else if (a.lib == Lib::CuPy) {
-    stream = py::module_::import("cupy.cuda").attr("get_current_stream")().attr("ptr").cast<std::uintptr_t>();
-  } else {
-    py::gil_scoped_release nogil;
-    cuda_check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (grain's work for arrays of another library)");
-    return;
-  }
-  if (stream <= 2) return;
-  static const cudaEvent_t done = [] {
+  static const cudaEvent_t event = [] {
     cudaEvent_t e;
     cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     return e;
   }();
-  cuda_check(cudaEventRecord(done, nullptr), "cudaEventRecord (after grain's work)");
-  cuda_check(cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(stream), done, 0),
-             "cudaStreamWaitEvent (the caller's stream after grain's work)");
+  cuda_check(cudaEventRecord(event, from), "cudaEventRecord (ordering grain's stream with the caller's)");
+  cuda_check(cudaStreamWaitEvent(to, event, 0), "cudaStreamWaitEvent (ordering grain's stream with the caller's)");
+}
+#endif
+
+void order_before_grain(const ArrayRef& a, std::uintptr_t stream) {
+#if defined(GRAIN_ENABLE_CUDA)
+  // PyTorch tensors come through torch's C exporter, which orders nothing (borrow_array).
+  if (a.lib == Lib::Torch && stream > 2) stream_wait(reinterpret_cast<cudaStream_t>(stream), nullptr);
 #else
-  (void)a;
+  (void)a, (void)stream;
+#endif
+}
+
+void order_after_grain(const ArrayRef& a, std::uintptr_t stream) {
+#if defined(GRAIN_ENABLE_CUDA)
+  if (a.lib != Lib::Torch && a.lib != Lib::CuPy) {
+    py::gil_scoped_release nogil;
+    grain::impl::cuda_check(cudaStreamSynchronize(nullptr),
+                            "cudaStreamSynchronize (grain's work for arrays of another library)");
+  } else if (stream > 2) {
+    stream_wait(nullptr, reinterpret_cast<cudaStream_t>(stream));
+  }
+#else
+  (void)a, (void)stream;
 #endif
 }
 
@@ -213,8 +233,10 @@ void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool 
                   const ContractOptions& opt) {
 #if defined(GRAIN_ENABLE_CUDA)
   if (l.device == Device::Cuda) {
+    const std::uintptr_t stream = caller_stream(l);
+    order_before_grain(l, stream);
     run_contract<K, T, CudaSpace>(o, l, r, in_right, out_right, opt);
-    order_caller_stream(o);
+    order_after_grain(o, stream);
     return;
   }
 #endif
