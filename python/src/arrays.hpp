@@ -147,7 +147,8 @@ constexpr int kDlpackLegacyStream = 1;
 inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bool writable) {
   ArrayRef a;
   a.lib = library_of(obj);
-  if (PyObject_CheckBuffer(obj.ptr())) {
+  // CuPy arrays offer a buffer protocol that refuses device memory: DLPack for them.
+  if (a.lib != Lib::CuPy && PyObject_CheckBuffer(obj.ptr())) {
     const int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &a.view_, flags) != 0) {
       // Exporters refuse a writable view of read-only memory with differing exceptions (NumPy: a
@@ -186,20 +187,22 @@ inline ArrayRef borrow_array(py::handle obj, const char* fn, const char* arg, bo
   if (py::hasattr(obj, "__dlpack__")) {
     // Legacy capsule ("dltensor"), which every producer gives when asked without max_version.
     // Left unconsumed: the capsule's destructor calls the tensor's deleter when `a` releases it.
-    // A GPU array is asked for with grain's stream, so that the work queued on it is ordered first;
-    // a PyTorch tensor through torch's C exporter (a tenth of the cost of its __dlpack__), the
-    // caller then ordering the streams itself (order_before_grain in module.cpp).
-    bool on_gpu = false;
-    if (py::hasattr(obj, "__dlpack_device__")) {
-      const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
-      on_gpu = dev.first == kDLCUDA || dev.first == kDLCUDAManaged;
+    // A PyTorch tensor comes through torch's C exporter (a tenth of the cost of its __dlpack__),
+    // which orders no streams: the caller does (order_before_grain in module.cpp). Another
+    // library's GPU array is asked for with grain's stream, so that its producer orders the work
+    // queued on the caller's stream first.
+    if (a.lib == Lib::Torch) {
+      // Looked up once and never destroyed (at exit Python may already be gone).
+      static const py::object* to_dlpack = new py::object(py::module_::import("torch.utils.dlpack").attr("to_dlpack"));
+      a.capsule_ = (*to_dlpack)(obj);
+    } else {
+      bool on_gpu = false;
+      if (py::hasattr(obj, "__dlpack_device__")) {
+        const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+        on_gpu = dev.first == kDLCUDA || dev.first == kDLCUDAManaged;
+      }
+      a.capsule_ = on_gpu ? obj.attr("__dlpack__")("stream"_a = kDlpackLegacyStream) : obj.attr("__dlpack__")();
     }
-    if (on_gpu && a.lib == Lib::Torch)
-      a.capsule_ = py::module_::import("torch.utils.dlpack").attr("to_dlpack")(obj);
-    else if (on_gpu)
-      a.capsule_ = obj.attr("__dlpack__")("stream"_a = kDlpackLegacyStream);
-    else
-      a.capsule_ = obj.attr("__dlpack__")();
     auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(a.capsule_.ptr(), "dltensor"));
     if (!t) throw py::error_already_set();
     const DLTensor& d = t->dl_tensor;

@@ -124,8 +124,10 @@ void check_device(const char* fn, const char* arg, const ArrayRef& a) {
 // already; arrays of another library get the order from their producer's __dlpack__(stream=) and
 // a host wait after the work.
 std::uintptr_t caller_stream(const ArrayRef& a) {
-  if (a.lib == Lib::Torch)
-    return py::module_::import("torch.cuda").attr("current_stream")(a.device_id).attr("cuda_stream").cast<std::uintptr_t>();
+  if (a.lib == Lib::Torch) {
+    static const py::object* current = new py::object(py::module_::import("torch.cuda").attr("current_stream"));
+    return (*current)(a.device_id).attr("cuda_stream").cast<std::uintptr_t>();
+  }
   if (a.lib == Lib::CuPy)
     return py::module_::import("cupy.cuda").attr("get_current_stream")().attr("ptr").cast<std::uintptr_t>();
   return 0;

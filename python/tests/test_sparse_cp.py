@@ -35,7 +35,9 @@ def test_seed_repeats_and_init_continues():
     X, _ = planted()
     a = grain.cp_als(X, 2, maxiters=5, tol=0, seed=7)
     b = grain.cp_als(X, 2, maxiters=5, tol=0, seed=7)
-    assert a.seed == 7 and a.fits == b.fits
+    # the same path; to rounding only on a GPU, whose atomic sums differ in order between runs
+    assert a.seed == 7
+    np.testing.assert_allclose(a.fits, b.fits, rtol=1e-12, atol=0)
     c = grain.cp_als(X, 2, maxiters=3, tol=0, init=a)
     assert c.fits[0] >= a.fits[-1] - 1e-6
     assert grain.cp_als(X, 2, maxiters=1).seed is not None
@@ -96,8 +98,9 @@ def test_cp_als_errors():
         grain.cp_als(X, 0)
     with pytest.raises(ValueError, match="unknown MTTKRP algorithm 'fast'"):
         grain.cp_als(X, 2, mttkrp="fast")
-    with pytest.raises(ValueError, match="device 'cuda'"):
-        grain.cp_als(X, 2, device="cuda")
+    if "cuda" not in grain.info()["backends"]:
+        with pytest.raises(ValueError, match="device 'cuda'"):
+            grain.cp_als(X, 2, device="cuda")
     with pytest.raises(ValueError, match="unknown device"):
         grain.cp_als(X, 2, device="tpu")
     with pytest.raises(TypeError, match="float32 or float64"):
