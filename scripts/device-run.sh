@@ -57,6 +57,12 @@ if case "$what" in *" python "*) true ;; *) false ;; esac; then
   done
   "$py" python/bench/torch_cp_als.py "$tns" 16 5 > "$out/r/python-torch-cp-als.txt" 2>&1
   say "PYTHON torch: $(tail -n 1 "$out/r/python-torch-cp-als.txt")"
+  # The CPU: the 1M-nonzero tensor of the CPU figures, 2 threads.
+  "$G" generate --kind random-ktensor --dims 3000x4000x5000 --nnz 1000000 --output "$tns" > /dev/null 2>&1
+  for R in 16 64; do
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$py" python/bench/cp_als.py "$G" "$tns" $R 10 5 cpu > "$out/r/python-cp-als-cpu-$R.txt" 2>&1
+    say "PYTHON cp_als CPU 2 threads R=$R: $(tail -n 1 "$out/r/python-cp-als-cpu-$R.txt")"
+  done
   rm -f "$tns"
 fi
 

@@ -1,10 +1,11 @@
 """grain.cp_als's time per iteration beside `grain cp-als` on the same file, runs alternating.
 
-    PYTHONPATH=build/py-host/python python3 python/bench/cp_als.py GRAIN_BINARY FILE [RANK [ITERS [REPEATS]]]
+    PYTHONPATH=build/host/python python3 python/bench/cp_als.py GRAIN_BINARY FILE [RANK [ITERS [REPEATS [DEVICE]]]]
 
-Both start from the same seed with tol 0, so they do the same iterations; each prints the median
-over iterations of the seconds an iteration and of its MTTKRP seconds, and the last line the
-medians over the repeats.
+DEVICE: auto (default: the GPU when there is one, as both sides choose by default) or cpu (the
+tool's --backend openmp, grain.cp_als's device="cpu"). Both start from the same seed with tol 0,
+so they do the same iterations; each prints the median over iterations of the seconds an
+iteration and of its MTTKRP seconds, and the last line the medians over the repeats.
 """
 import json
 import statistics
@@ -14,16 +15,18 @@ import sys
 import grain
 
 binary, path = sys.argv[1], sys.argv[2]
-rank, iters, repeats = (int(x) for x in (sys.argv[3:] + ["16", "10", "5"][len(sys.argv) - 3:])[:3])
+rank, iters, repeats = (int(x) for x in (sys.argv[3:6] + ["16", "10", "5"][len(sys.argv[3:6]):])[:3])
+device = sys.argv[6] if len(sys.argv) > 6 else "auto"
+backend = ["--backend", "openmp"] if device == "cpu" else []
 X = grain.SparseTensor.read(path)
 rows = {"cli": [], "python": []}
 for r in range(repeats):
     out = subprocess.run([binary, "cp-als", path, "--rank", str(rank), "--maxiters", str(iters), "--tol", "0",
-                          "--seed", "1", "--json", "-"], check=True, capture_output=True, text=True).stdout
+                          "--seed", "1", "--json", "-"] + backend, check=True, capture_output=True, text=True).stdout
     its = json.loads(out)["iterations"]
     cli = (statistics.median(i["seconds"] for i in its), statistics.median(i["mttkrp_seconds"] for i in its),
            its[-1]["fit"])
-    M = grain.cp_als(X, rank, maxiters=iters, tol=0, seed=1)
+    M = grain.cp_als(X, rank, maxiters=iters, tol=0, seed=1, device=device)
     py = (statistics.median(M.seconds), statistics.median(M.mttkrp_seconds), M.fit)
     for name, v in (("cli", cli), ("python", py)):
         rows[name].append(v)
