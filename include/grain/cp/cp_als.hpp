@@ -14,11 +14,12 @@
 //   reuses the last mode's MTTKRP: no extra pass over the tensor.
 // Stops after maxiters iterations or when the fit changes by less than tol.
 //
-// Non-negative CP (CpAlsOptions::nonnegative) replaces the solve A_n = B V^-1 by one sweep of HALS
-// column updates (Cichocki and Phan 2009; Gillis and Glineur 2012) from the current factor times
-// the weights: row by row, for r = 1..R, a_ir = max(0, a_ir + (b_ir - sum_k a_ik V_kr) / V_rr), the
-// exact minimizer of the least-squares objective in a_ir with the others fixed. Rows are
-// independent, so the sweep is one parallel loop over them; no R x R solve is needed.
+// Non-negative CP (CpAlsOptions::nonnegative) replaces the solve A_n = B V^-1 by a few sweeps of
+// HALS column updates (Cichocki and Phan 2009; Gillis and Glineur 2012) from the current factor
+// times the weights: row by row, for r = 1..R, a_ir = max(eps, a_ir + (b_ir - sum_k a_ik V_kr) / V_rr),
+// the minimizer of the least-squares objective in a_ir >= eps with the others fixed, so the fit
+// never decreases. Rows are independent, so the sweeps are one parallel loop over them; no R x R
+// solve is needed.
 //
 // A run may stop after any iteration (CpAlsOptions::after_iteration) and continue later from its
 // factors (CpAlsOptions::iterations_done, fit_done: grain/cp/checkpoint.hpp saves them), reaching the
@@ -95,11 +96,18 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// One HALS sweep over row i of the factor A (I x R) with B = the MTTKRP and VL = [V (R x R), the
-// weights (R)] in double: the row is first scaled by the weights (the current model's unnormalized
-// factor), then its entries updated in order, each from the ones before it. A column whose V_rr is
-// 0 (a component that vanished in another mode) is only clamped. A NaN is kept, not clamped, so
-// that the finite check after the update sees it.
+// The floor of the HALS updates. A floor of 0 lets a column that the first updates clamp entirely
+// to 0 zero its weight and V_rr in every other mode, and the component never returns; a positive
+// floor keeps every V_rr positive, so it can.
+inline constexpr double kHalsFloor = 1e-16;
+// HALS sweeps per MTTKRP: a sweep costs I_n R^2, little beside the MTTKRP it reuses, and each one
+// moves the factor closer to the constrained minimizer for that MTTKRP.
+inline constexpr int kHalsSweeps = 5;
+
+// kHalsSweeps HALS sweeps over row i of the factor A (I x R) with B = the MTTKRP and
+// VL = [V (R x R), the weights (R)] in double: the row is first scaled by the weights (the current
+// model's unnormalized factor), then its entries updated in order, each from the ones before it. A
+// NaN is kept, not clamped, so that the finite check after the update sees it.
 template <class T>
 struct HalsRowFunctor {
   T* A;
@@ -110,16 +118,14 @@ struct HalsRowFunctor {
     T* a = A + i * R;
     const T* b = B + i * R;
     for (index_type r = 0; r < R; ++r) a[r] = static_cast<T>(a[r] * VL[R * R + r]);
-    for (index_type r = 0; r < R; ++r) {
-      const double vrr = VL[r * R + r];
-      double x = static_cast<double>(a[r]);
-      if (vrr > 0) {
+    for (int sweep = 0; sweep < kHalsSweeps; ++sweep)
+      for (index_type r = 0; r < R; ++r) {
         double s = static_cast<double>(b[r]);
         for (index_type k = 0; k < R; ++k) s -= static_cast<double>(a[k]) * VL[k * R + r];
-        x += s / vrr;
+        const double vrr = VL[r * R + r];  // 0 only for a start with a zero column
+        const double x = static_cast<double>(a[r]) + (vrr > 0 ? s / vrr : 0.0);
+        a[r] = x < kHalsFloor ? static_cast<T>(kHalsFloor) : static_cast<T>(x);
       }
-      a[r] = x < 0 ? T(0) : static_cast<T>(x);
-    }
   }
 };
 }  // namespace impl
