@@ -5,7 +5,10 @@
 // A block power (subspace) iteration with Rayleigh-Ritz finds them for every mode size: a block Q
 // of R + 10 orthonormal columns, Y = X_(n) (X_(n)^T Q) computed over the nonzeros, the Ritz pairs
 // of Q^T Y, Q = orth(Y) (LAPACK's QR), until the R leading Ritz pairs' residuals fall below the
-// tolerance.
+// tolerance. X_(n) X_(n)^T itself is I_n x I_n, out of reach for large modes; the iteration needs
+// I_n x (R + 10). A fiber (the nonzeros sharing every index but mode n's) of one nonzero x at row i
+// adds x^2 Q(i, :) to Y(i, :): those, most fibers of a sparse tensor, are summed per row once, so
+// that only longer fibers scatter into Y.
 #pragma once
 
 #include <algorithm>
@@ -24,9 +27,11 @@ namespace grain::cp {
 
 struct NvecsOptions {
   std::uint64_t seed = 1;  // the random block the iteration starts from
-  int maxiters = 100;      // block iterations per mode at most
-  // Stop when every leading Ritz pair's residual |X_(n) X_(n)^T u - theta u| is at most this times
-  // the largest Ritz value; 0: 10 sqrt(machine epsilon) of the element type.
+  // A start needs the leading subspace, not the vectors to rounding, and each block iteration is
+  // a pass over the nonzeros: a mode stops after maxiters, or once every leading Ritz pair's residual
+  // |X_(n) X_(n)^T u - theta u| is at most tol times the largest Ritz value (0: 1e-6, or
+  // 10 sqrt(machine epsilon) of a coarser element type).
+  int maxiters = 30;
   double tol = 0;
   bool absolute = false;   // entries replaced by their magnitudes (a non-negative start)
 };
@@ -37,21 +42,33 @@ namespace impl {
 // stay in registers.
 inline constexpr index_type kNvecsColumns = 16;
 
-// Y(i_n(j), c) += x_j z(c) over the nonzeros j of fiber f (the nonzeros sharing every index but
-// mode n's), z(c) = sum over those j of x_j Q(i_n(j), c): Y = X_(n) X_(n)^T Q, one fiber and
-// one block of kNvecsColumns columns per item. Fibers share rows of Y: atomic adds.
+// Y(i, :) = d(i) Q(i, :), element by element: the fibers of one nonzero, d(i) being the sum of
+// their squares at row i.
+template <class T>
+struct NvecsDiagonalFunctor {
+  const T* d;
+  const T* Q;
+  T* Y;
+  index_type b;
+  GRAIN_INLINE_FUNCTION void operator()(index_type e) const { Y[e] = d[e / b] * Q[e]; }
+};
+
+// Y(i_n(j), c) += x_j z(c) over the nonzeros j of a fiber f of two or more, z(c) = sum over those
+// j of x_j Q(i_n(j), c): with NvecsDiagonalFunctor, Y = X_(n) X_(n)^T Q. One fiber and one block
+// of kNvecsColumns columns per item. Fibers share rows of Y: atomic adds.
 template <class T>
 struct NvecsProductFunctor {
   const subscript_type* subs;
   const T* vals;
   const index_type* order;    // the nonzeros fiber by fiber
   const index_type* offsets;  // fiber f is order[offsets[f] .. offsets[f + 1])
+  const index_type* fibers;   // the fibers of two or more nonzeros
   const T* Q;
   T* Y;
   int N, n;
   index_type b, blocks;
   GRAIN_INLINE_FUNCTION void operator()(index_type item) const {
-    const index_type f = item / blocks, c0 = (item % blocks) * kNvecsColumns;
+    const index_type f = fibers[item / blocks], c0 = (item % blocks) * kNvecsColumns;
     const index_type w = b - c0 < kNvecsColumns ? b - c0 : kNvecsColumns;
     T z[kNvecsColumns] = {};
     for (index_type k = offsets[f]; k < offsets[f + 1]; ++k) {
@@ -98,12 +115,14 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
       grain::impl::throw_error("grain::cp::nvecs_ktensor: rank ", R, " exceeds mode ", n + 1, "'s size ", X.dim(n),
                                "; nvecs has at most as many vectors as the mode has indices (use a random start)");
   if (opts.maxiters < 1) grain::impl::throw_error("grain::cp::nvecs_ktensor: maxiters ", opts.maxiters, " must be at least 1");
-  const double tol = opts.tol > 0 ? opts.tol : 10 * std::sqrt(std::numeric_limits<T>::epsilon());
+  const double tol = opts.tol > 0 ? opts.tol : std::max(1e-6, 10 * std::sqrt(double(std::numeric_limits<T>::epsilon())));
   Ktensor<T, Space> K(X.dims(), R);
   deep_copy(K.lambda, T(1));
   const index_type nnz = X.nnz();
   auto subs_h = create_mirror_view(X.subscripts());
   deep_copy(subs_h, X.subscripts());
+  auto vals_h = create_mirror_view(X.values());
+  deep_copy(vals_h, X.values());
   std::mt19937_64 g(opts.seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<index_type> order, offsets;
@@ -112,11 +131,26 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
     const index_type b = std::min<index_type>(I, R + 10);
     impl::mode_fibers(subs_h.data(), nnz, N, n, order, offsets);
     const index_type F = static_cast<index_type>(offsets.size()) - 1;
+    std::vector<index_type> long_fibers;
+    View<T*, LayoutRight, Space> d("nvecs_diagonal", I);
+    auto d_h = create_mirror_view(d);
+    deep_copy(d_h, T(0));
+    for (index_type f = 0; f < F; ++f) {
+      if (offsets[f + 1] - offsets[f] > 1) {
+        long_fibers.push_back(f);
+      } else {
+        const index_type j = order[offsets[f]];
+        d_h(subs_h.data()[j * N + n]) += vals_h(j) * vals_h(j);
+      }
+    }
+    deep_copy(d, d_h);
+    const index_type L = static_cast<index_type>(long_fibers.size());
     View<index_type*, LayoutRight, Space> order_d(WithoutInitializing, "nvecs_order", nnz),
-        offsets_d(WithoutInitializing, "nvecs_offsets", F + 1);
+        offsets_d(WithoutInitializing, "nvecs_offsets", F + 1), fibers_d(WithoutInitializing, "nvecs_fibers", L);
     deep_copy(order_d, View<index_type*, LayoutRight, HostSpace>(order.data(), nnz));
     deep_copy(offsets_d, View<index_type*, LayoutRight, HostSpace>(offsets.data(), F + 1));
-    View<T**, LayoutRight, Space> Qd(WithoutInitializing, "nvecs_block", I, b), Yd("nvecs_product", I, b);
+    deep_copy(fibers_d, View<index_type*, LayoutRight, HostSpace>(long_fibers.data(), L));
+    View<T**, LayoutRight, Space> Qd(WithoutInitializing, "nvecs_block", I, b), Yd(WithoutInitializing, "nvecs_product", I, b);
     auto Qd_h = create_mirror_view(Qd);
     auto Yd_h = create_mirror_view(Yd);
     const index_type blocks = (b + impl::kNvecsColumns - 1) / impl::kNvecsColumns;
@@ -129,10 +163,11 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
       for (index_type i = 0; i < I; ++i)
         for (index_type c = 0; c < b; ++c) Qd_h(i, c) = static_cast<T>(Q[c * I + i]);
       deep_copy(Qd, Qd_h);
-      deep_copy(Yd, T(0));
-      parallel_for(RangePolicy<Exec>(0, F * blocks),
+      parallel_for(RangePolicy<Exec>(0, I * b), impl::NvecsDiagonalFunctor<T>{d.data(), Qd.data(), Yd.data(), b});
+      parallel_for(RangePolicy<Exec>(0, L * blocks),
                    impl::NvecsProductFunctor<T>{X.subscripts().data(), X.values().data(), order_d.data(),
-                                                offsets_d.data(), Qd.data(), Yd.data(), N, n, b, blocks});
+                                                offsets_d.data(), fibers_d.data(), Qd.data(), Yd.data(), N, n, b,
+                                                blocks});
       deep_copy(Yd_h, Yd);
       for (index_type i = 0; i < I; ++i)
         for (index_type c = 0; c < b; ++c) Y[c * I + i] = static_cast<double>(Yd_h(i, c));
