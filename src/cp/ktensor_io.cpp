@@ -155,6 +155,10 @@ Ktensor<T, HostSpace> read_ktensor(const std::string& prefix) {
     if (s.cols == rank + 1)
       grain::impl::throw_error(path, ": ", s.cols, " values per row for ", rank, " weights: the factors of a --compact "
                                "run (each row's original index first), which this reader does not take");
+    // Checked before the Ktensor is allocated: rank x rows comes from the files.
+    if (s.cols != rank)
+      grain::impl::throw_error(path, ": ", s.cols, " values on its first row, expected the rank ", rank,
+                               exists(lp) ? " (the lines of " + lp + ")" : std::string());
     dims.push_back(s.rows);
   }
   if (exists(prefix + "_mode" + std::to_string(kMaxSparseModes + 1) + ".txt"))

@@ -180,7 +180,7 @@ TEST(Ktensor, ReadsTheShapeFromTheFiles) {
   // A factor file of another width, a compacted run's files, no files: named.
   std::ofstream(prefix + "_mode3.txt") << "1 2\n3 4\n5 6\n";
   std::string e = grain::test::error_of([&] { (void)grain::cp::read_ktensor<double>(prefix); });
-  EXPECT_TRUE(e.find(prefix + "_mode3.txt") != std::string::npos) << e;
+  EXPECT_TRUE(e.find(prefix + "_mode3.txt: 2 values on its first row, expected the rank 3") != std::string::npos) << e;
   grain::cp::write_ktensor(prefix, A, {{1, 3, 5, 7}, {0, 1, 2, 3, 4, 5}, {2, 4, 6}, {0, 9}});
   e = grain::test::error_of([&] { (void)grain::cp::read_ktensor<double>(prefix); });
   EXPECT_TRUE(e.find("_mode1.txt") != std::string::npos && e.find("--compact") != std::string::npos) << e;

@@ -158,7 +158,6 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
     std::vector<double> Q(static_cast<std::size_t>(I * b)), Y(Q.size()), H(static_cast<std::size_t>(b * b));
     for (double& q : Q) q = u(g);
     orthonormalize_columns(Q, I, static_cast<int>(b));
-    std::vector<double> theta;
     for (int it = 1;; ++it) {
       for (index_type i = 0; i < I; ++i)
         for (index_type c = 0; c < b; ++c) Qd_h(i, c) = static_cast<T>(Q[c * I + i]);
@@ -181,7 +180,7 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
           }
           H[r * b + c] = H[c * b + r] = 0.5 * (s + t);
         }
-      theta = symmetric_eigen(H, static_cast<int>(b));
+      const std::vector<double> theta = symmetric_eigen(H, static_cast<int>(b));
       // The Ritz vectors of the R largest values, U = Q W, and their residuals Y W - theta U.
       std::vector<double> U(static_cast<std::size_t>(I) * R);
       double worst = 0;
