@@ -3,7 +3,8 @@
 // dimensions 1..8 from the second's bit groups, rank 1..4 from the third); the rest is split at
 // NUL bytes into the files: the first part is PREFIX_lambda.txt (left out when the part is
 // empty, as the reader allows), the next ones PREFIX_mode1.txt, PREFIX_mode2.txt, ... (a mode
-// without a part has no file). A read either gives a Ktensor of finite values or raises
+// without a part has no file). The files are read with that shape and with the shape taken from
+// them (the `grain score` reader). A read either gives a Ktensor of finite values or raises
 // grain::Error.
 #include <cmath>
 #include <cstdint>
@@ -18,10 +19,12 @@
 
 namespace {
 
+// dims empty: the shape from the files.
 template <class T>
 void read_and_check(const std::string& prefix, const std::vector<grain::index_type>& dims, int rank) {
   try {
-    const auto K = grain::cp::read_ktensor<T>(prefix, dims, rank);
+    const auto K = dims.empty() ? grain::cp::read_ktensor<T>(prefix) : grain::cp::read_ktensor<T>(prefix, dims, rank);
+    rank = K.rank();
     for (int r = 0; r < rank; ++r)
       if (!std::isfinite(K.lambda(r))) __builtin_trap();
     for (int m = 0; m < K.ndims(); ++m)
@@ -59,5 +62,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   read_and_check<double>(prefix, dims, rank);
   read_and_check<float>(prefix, dims, rank);
+  read_and_check<double>(prefix, {}, 0);
   return 0;
 }

@@ -53,7 +53,7 @@ GenerateOptions generator_options(const GeneratorArgs& g);
 std::vector<long long> checked_dims(const std::vector<long long>& dims, const std::string& option);
 
 // The command groups, one source file each.
-void add_cp_commands(CLI::App& app);      // cp_cli.cpp: cp-als, generate
+void add_cp_commands(CLI::App& app);      // cp_cli.cpp: cp-als, generate, score
 void add_bench_commands(CLI::App& app);   // bench_cli.cpp: bench core|paper|contract|mttkrp
 void add_tune_command(CLI::App& app);     // tune_cli.cpp
 

@@ -26,7 +26,10 @@ struct CpAlsCommand {
   std::string solve = "auto";  // where a GPU run solves its R x R systems: auto, host, device
   std::string backend;  // "": default_backend()
   std::string dtype = "double";
+  // --init: "random" (also when empty), "nvecs", or the PREFIX of factor files.
   std::string init, output, json;
+  int starts = 1;            // --starts K: seeds seed .. seed + K - 1, the best fit kept
+  bool nonnegative = false;  // --nonnegative: HALS updates, every factor entry >= 0
   std::vector<long long> dims;  // empty: inferred from the file
   // --checkpoint FILE: the state after every checkpoint_every-th iteration, the last one, and an
   // interrupted one (SIGINT, SIGTERM). --resume FILE: continue from one (the rank, element type
@@ -36,6 +39,13 @@ struct CpAlsCommand {
   bool compact = false;         // map each mode's used indices to a dense range
 };
 int run_cp_als(const CpAlsCommand& c);  // cp_commands.cpp
+
+// `grain score A B`: the factor match score of two Ktensors' factor files (score.cpp).
+struct ScoreCommand {
+  std::string a, b, json;
+  bool ignore_weights = false;
+};
+int run_score(const ScoreCommand& c);
 
 struct GenerateCommand {
   GenerateOptions gen;
@@ -54,6 +64,17 @@ struct CpAlsRunInfo {
   int resumed_from = 0;        // the checkpoint's iteration (0: a fresh start)
   std::string checkpoint;      // --checkpoint FILE ("" when none)
   std::string interrupted_by;  // "SIGINT" or "SIGTERM" when a signal stopped the run
+  std::string init;            // "random", "nvecs" or "file"
+  bool nonnegative = false;
+  // Each start's seed, final fit, iterations and seconds (its nvecs included); the result is the
+  // one of best_seed.
+  struct Start {
+    std::uint64_t seed = 0;
+    double fit = 0, seconds = 0;
+    int iterations = 0;
+  };
+  std::vector<Start> starts;
+  std::uint64_t best_seed = 0;
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 

@@ -1,4 +1,6 @@
 // `grain cp-als` and `grain generate`: their options (the runners are in cp_commands.cpp).
+#include <fstream>
+
 #include "cli.hpp"
 #include "commands.hpp"
 #include "grain/cp/checkpoint.hpp"
@@ -54,7 +56,15 @@ void add_cp_als(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_backend_option(cmd, c.backend);
   add_dtype_option(cmd, c.dtype);
-  cmd->add_option("--init", c.init, "start from the factors written by --output PREFIX")->type_name("PREFIX");
+  cmd->add_option("--init", c.init,
+                  "the start: random (uniform [0, 1) entries from --seed), nvecs (the leading singular vectors of "
+                  "each mode's unfolding), or the PREFIX of factor files written by --output")
+      ->type_name("random|nvecs|PREFIX")->default_str("random");
+  cmd->add_option("--starts", c.starts,
+                  "runs from seeds --seed, --seed + 1, ..., on the tensor read and sorted once; the best fit is kept")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_flag("--nonnegative", c.nonnegative,
+                "non-negative CP: HALS column updates, every factor entry >= 0 (nvecs starts take magnitudes)");
   cmd->add_option("--output", c.output, "write the factors to PREFIX_lambda.txt, PREFIX_mode<n>.txt")
       ->type_name("PREFIX");
   add_json_option(cmd, c.json, "the run's summary and per-iteration fit");
@@ -81,6 +91,18 @@ void add_cp_als(CLI::App& app) {
     if (!dims.empty()) c.dims = checked_dims(dims, "--dims");
     const auto given = [cmd](const char* option) { return cmd->count(option) > 0; };
     if (c.resume.empty() && !given("--rank")) throw CLI::RequiredError("--rank");
+    const bool from_files = !c.init.empty() && c.init != "random" && c.init != "nvecs";
+    if (c.starts > 1 && from_files)
+      throw CLI::ValidationError("--starts", std::to_string(c.starts) + " starts need --init random or nvecs: the files '" +
+                                             c.init + "' give one start");
+    if (c.starts > 1 && (given("--checkpoint") || given("--resume")))
+      throw CLI::ValidationError("--starts", "a checkpoint holds one run: --starts cannot go with --checkpoint or --resume");
+    if (c.nonnegative && (given("--checkpoint") || given("--resume")))
+      throw CLI::ValidationError("--nonnegative", "checkpoints do not record it: --nonnegative cannot go with "
+                                                  "--checkpoint or --resume");
+    if (from_files && !std::ifstream(c.init + "_mode1.txt").good())
+      throw CLI::ValidationError("--init", "'" + c.init + "' is not random, nvecs, or the PREFIX of factor files (" +
+                                               c.init + "_mode1.txt cannot be read)");
     const GivenOptions g{given("--rank"), given("--dtype"), given("--maxiters"),
                          given("--tol"),  given("--mttkrp"), given("--seed")};
     set_action([g] {
@@ -107,11 +129,27 @@ void add_generate(CLI::App& app) {
   });
 }
 
+void add_score(CLI::App& app) {
+  static ScoreCommand c;
+  CLI::App* cmd = app.add_subcommand(
+      "score", "the factor match score of two CP models (1: the same components up to order and scaling)");
+  cmd->add_option("A", c.a, "the first model's PREFIX, as cp-als --output writes it (PREFIX_lambda.txt, "
+                            "PREFIX_mode<n>.txt)")
+      ->required();
+  cmd->add_option("B", c.b, "the second model's PREFIX")->required();
+  cmd->add_flag("--ignore-weights", c.ignore_weights,
+                "compare the factors only (no penalty for different weights)");
+  add_json_option(cmd, c.json, "the score and the pairs");
+  cmd->footer("Example: grain score truth run --json -");
+  cmd->callback([] { set_action([] { return run_score(c); }); });
+}
+
 }  // namespace
 
 void add_cp_commands(CLI::App& app) {
   add_generate(app);
   add_cp_als(app);
+  add_score(app);
 }
 
 }  // namespace grain::cli

@@ -134,6 +134,8 @@ int cp_als_on(const CpAlsCommand& c) {
   o.tol = c.tol;
   o.mttkrp = cp::parse_mttkrp_algorithm(c.mttkrp);
   o.solve = c.solve == "host" ? cp::DenseSolve::Host : c.solve == "device" ? cp::DenseSolve::Device : cp::DenseSolve::Auto;
+  o.nonnegative = c.nonnegative;
+  const std::string init = c.init.empty() || c.init == "random" ? "random" : c.init == "nvecs" ? "nvecs" : "file";
   if (!c.json.empty() && c.json != "-") {  // fail before the work, not after
     std::FILE* f = std::fopen(c.json.c_str(), "w");
     if (!f) impl::throw_error("--json ", c.json, ": cannot create the file");
@@ -161,22 +163,29 @@ int cp_als_on(const CpAlsCommand& c) {
   cp::CpAlsCheckpoint ck, from;
   if (!c.checkpoint.empty() || !c.resume.empty()) ck = checkpoint_settings(H, c, o);
   if (!c.resume.empty()) from = resume_from(c.resume, ck, o);
-  cp::Ktensor<T, Space> M = !c.resume.empty() ? cp::checkpoint_model<T, Space>(from)
-                          : c.init.empty() ? cp::random_ktensor<T, Space>(X.dims(), R, c.seed)
-                                           : read_start<T>(c.init, dims, R, compacted).template to_space<Space>();
-  std::fprintf(out, "cp-als: rank %d, %s, %s, maxiters %d, tol %g, %s\n", R, Exec::name(),
-               std::is_same_v<T, float> ? "float" : "double", o.maxiters, o.tol,
-               !c.resume.empty() ? ("resumed after iteration " + std::to_string(o.iterations_done) + " of " +
-                                    c.resume).c_str()
-               : c.init.empty()   ? ("random start, seed " + std::to_string(c.seed)).c_str()
-                                  : ("start from " + c.init).c_str());
-  if (!c.resume.empty() && o.iterations_done >= o.maxiters)
-    std::fprintf(out, "cp-als: the checkpoint's run is complete (%d iterations); nothing to iterate\n",
-                 o.iterations_done);
-  std::fprintf(out, "%5s %12s %12s %10s %12s\n", "iter", "fit", "change", "seconds", "mttkrp_s");
+  // Start k's model: the checkpoint's, the files', or nvecs or random from seed + k.
+  const auto start_model = [&](std::uint64_t seed) -> cp::Ktensor<T, Space> {
+    if (!c.resume.empty()) return cp::checkpoint_model<T, Space>(from);
+    if (init == "file") return read_start<T>(c.init, dims, R, compacted).template to_space<Space>();
+    if (init == "random") return cp::random_ktensor<T, Space>(X.dims(), R, seed);
+    cp::NvecsOptions no;
+    no.seed = seed;
+    no.absolute = c.nonnegative;
+    const auto t0 = std::chrono::steady_clock::now();
+    cp::Ktensor<T, Space> K = cp::nvecs_ktensor<Exec>(X, R, no);
+    std::fprintf(out, "nvecs: the leading %d singular vectors of every mode in %.3f s\n", R, seconds_since(t0));
+    return K;
+  };
+  const auto start_name = [&](std::uint64_t seed) {
+    if (!c.resume.empty())
+      return "resumed after iteration " + std::to_string(o.iterations_done) + " of " + c.resume;
+    if (init == "file") return "start from " + c.init;
+    return init + " start, seed " + std::to_string(seed);
+  };
   // After each iteration: the checkpoint when one is due, and a stop when a signal came.
   int saved = c.checkpoint == c.resume ? o.iterations_done : 0;  // the iteration the --checkpoint file holds
   bool writing = false;
+  cp::Ktensor<T, Space> M;  // the model of the start under way
   o.after_iteration = [&](const cp::CpAlsIteration& it) {
     ck.fits.push_back(it.fit);
     const bool stop = g_stop_signal != 0;
@@ -191,23 +200,56 @@ int cp_als_on(const CpAlsCommand& c) {
     return !stop;
   };
   StopSignals signals;  // a signal stops the run after the iteration under way
+  // The starts share the tensor on the device and the sorted and tiled copies it caches: the first
+  // start sorts, the others reuse them.
   cp::CpAlsResult res;
-  try {
-    res = cp::cp_als<Exec>(
-        X, M, o,
-        [out](const cp::CpAlsIteration& it) {
-          std::fprintf(out, "%5d %12.8f %12.4e %10.4f %12.4f\n", it.iteration, it.fit, it.change, it.seconds,
-                       it.mttkrp_seconds);
-          std::fflush(out);
-        },
-        [](const std::string& msg) { std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str()); });
-  } catch (const Error& e) {
-    // A fault (a NaN or infinity) leaves the checkpoint as it was: the last good model written.
-    if (c.checkpoint.empty() || writing) throw;
-    if (saved > 0)
-      impl::throw_error(e.what(), "; the checkpoint ", c.checkpoint, " keeps iteration ", saved);
-    impl::throw_error(e.what(), "; no checkpoint was written before it");
+  cp::Ktensor<T, Space> best;
+  std::vector<CpAlsRunInfo::Start> starts;
+  std::uint64_t best_seed = c.seed;
+  for (int k = 0; k < c.starts && !signals.received(); ++k) {
+    const std::uint64_t seed = c.seed + static_cast<std::uint64_t>(k);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (c.starts > 1) std::fprintf(out, "start %d of %d\n", k + 1, c.starts);
+    M = start_model(seed);
+    std::fprintf(out, "cp-als: rank %d, %s, %s, maxiters %d, tol %g, %s%s\n", R, Exec::name(),
+                 std::is_same_v<T, float> ? "float" : "double", o.maxiters, o.tol, start_name(seed).c_str(),
+                 c.nonnegative ? ", non-negative" : "");
+    if (!c.resume.empty() && o.iterations_done >= o.maxiters)
+      std::fprintf(out, "cp-als: the checkpoint's run is complete (%d iterations); nothing to iterate\n",
+                   o.iterations_done);
+    std::fprintf(out, "%5s %12s %12s %10s %12s\n", "iter", "fit", "change", "seconds", "mttkrp_s");
+    cp::CpAlsResult r;
+    try {
+      r = cp::cp_als<Exec>(
+          X, M, o,
+          [out](const cp::CpAlsIteration& it) {
+            std::fprintf(out, "%5d %12.8f %12.4e %10.4f %12.4f\n", it.iteration, it.fit, it.change, it.seconds,
+                         it.mttkrp_seconds);
+            std::fflush(out);
+          },
+          [](const std::string& msg) { std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str()); });
+    } catch (const Error& e) {
+      // A fault (a NaN or infinity) leaves the checkpoint as it was: the last good model written.
+      if (c.checkpoint.empty() || writing) throw;
+      if (saved > 0)
+        impl::throw_error(e.what(), "; the checkpoint ", c.checkpoint, " keeps iteration ", saved);
+      impl::throw_error(e.what(), "; no checkpoint was written before it");
+    }
+    starts.push_back({seed, r.fit, seconds_since(t0), static_cast<int>(r.iterations.size())});
+    if (c.starts > 1)
+      std::fprintf(out, "start %d of %d: seed %llu, fit %.8f after %d iterations\n", k + 1, c.starts,
+                   static_cast<unsigned long long>(seed), r.fit, starts.back().iterations);
+    // A later start must fit better to replace the one kept.
+    if (k == 0 || r.fit > res.fit) {
+      res = std::move(r);
+      best = M;
+      best_seed = seed;
+    }
   }
+  M = best;
+  if (c.starts > 1)
+    std::fprintf(out, "cp-als: best of %d starts: seed %llu, fit %.8f\n", static_cast<int>(starts.size()),
+                 static_cast<unsigned long long>(best_seed), res.fit);
   const int iters = static_cast<int>(res.iterations.size());
   const int per = std::max(iters, 1);
   std::fprintf(out, "cp-als: %d iterations, fit %.8f, %.4f s (%.4f s per iteration), setup %.4f s\n", iters,
@@ -234,6 +276,10 @@ int cp_als_on(const CpAlsCommand& c) {
     run.nnz = static_cast<long long>(X.nnz());
     run.rank = R;
     run.seed = c.seed;
+    run.init = init;
+    run.nonnegative = c.nonnegative;
+    run.starts = starts;
+    run.best_seed = best_seed;
     run.resumed_from = from.iteration;
     run.checkpoint = c.checkpoint;
     if (signals.received()) run.interrupted_by = signals.received() == SIGINT ? "SIGINT" : "SIGTERM";

@@ -15,7 +15,7 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   using json = nlohmann::ordered_json;
   json out = {{"file", run.file},       {"dims", run.dims},   {"nnz", run.nnz},
               {"rank", run.rank},       {"backend", run.backend}, {"dtype", run.dtype},
-              {"seed", run.seed}};
+              {"seed", run.seed},       {"init", run.init},   {"nonnegative", run.nonnegative}};
   json algorithms = json::array();
   for (const auto a : res.algorithms) algorithms.push_back(cp::mttkrp_algorithm_name(a));
   out["mttkrp"] = algorithms;
@@ -31,6 +31,11 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   out["seconds_per_iteration"] = iters > 0 ? res.seconds / iters : 0.0;
   out["setup_seconds"] = res.setup_seconds;
   out["pseudo_inverse"] = res.used_pseudo_inverse;
+  json starts = json::array();
+  for (const auto& st : run.starts)
+    starts.push_back({{"seed", st.seed}, {"fit", st.fit}, {"iterations", st.iterations}, {"seconds", st.seconds}});
+  out["starts"] = starts;
+  out["best_seed"] = run.best_seed;
   out["resumed_from_iteration"] = run.resumed_from;
   out["checkpoint"] = run.checkpoint.empty() ? json(nullptr) : json(run.checkpoint);
   out["interrupted"] = !run.interrupted_by.empty();

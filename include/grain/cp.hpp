@@ -9,5 +9,7 @@
 #include "grain/cp/ktensor.hpp"
 #include "grain/cp/mttkrp.hpp"
 #include "grain/cp/cp_als.hpp"
+#include "grain/cp/nvecs.hpp"
+#include "grain/cp/score.hpp"
 #include "grain/cp/checkpoint.hpp"
 #include "grain/cp/memory.hpp"

@@ -51,24 +51,30 @@ void check_size(const std::vector<double>& V, int R, const char* fn) {
     grain::impl::throw_error(fn, ": V has ", V.size(), " entries, not R * R for R = ", R);
 }
 
-// The caller holds a OneBlasThread.
-void pseudo_inverse(std::vector<double>& V, int R) {
+// The caller holds a OneBlasThread. On return column k of V (column-major) is the eigenvector of
+// the k-th eigenvalue returned (ascending).
+std::vector<double> eigen(std::vector<double>& V, int R, const char* fn) {
   const char jobz = 'V', uplo = 'L';
   const lapack_int n = R;
   lapack_int info = 0, lwork = -1, liwork = -1, iwork_query = 0;
   double work_query = 0;
   std::vector<double> w(R);
   LAPACK_dsyevd(&jobz, &uplo, &n, V.data(), &n, w.data(), &work_query, &lwork, &iwork_query, &liwork, &info);
-  if (info != 0) grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dsyevd workspace query failed (info ", info, ")");
+  if (info != 0) grain::impl::throw_error(fn, ": LAPACK dsyevd workspace query failed (info ", info, ")");
   lwork = static_cast<lapack_int>(work_query);
   liwork = iwork_query;
   std::vector<double> work(std::max<lapack_int>(1, lwork));
   std::vector<lapack_int> iwork(std::max<lapack_int>(1, liwork));
-  // On return column k of V (column-major) is the eigenvector of w[k].
   LAPACK_dsyevd(&jobz, &uplo, &n, V.data(), &n, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
   if (info != 0)
-    grain::impl::throw_error("grain::cp::spd_inverse: LAPACK dsyevd failed (info ", info,
+    grain::impl::throw_error(fn, ": LAPACK dsyevd failed (info ", info,
                              info > 0 ? ": the eigenvalues did not converge" : ": an illegal argument", ")");
+  return w;
+}
+
+// The caller holds a OneBlasThread.
+void pseudo_inverse(std::vector<double>& V, int R) {
+  const std::vector<double> w = eigen(V, R, "grain::cp::spd_inverse");
   double wmax = 0;
   for (double x : w) wmax = std::max(wmax, std::abs(x));
   const double cut = wmax * spd_relative_floor(R);
@@ -129,6 +135,35 @@ void spd_pseudo_inverse(std::vector<double>& V, int R) {
   if (R == 0) return;
   OneBlasThread one;
   pseudo_inverse(V, R);
+}
+
+std::vector<double> symmetric_eigen(std::vector<double>& V, int R) {
+  check_size(V, R, "grain::cp::symmetric_eigen");
+  if (R == 0) return {};
+  OneBlasThread one;
+  return eigen(V, R, "grain::cp::symmetric_eigen");
+}
+
+void orthonormalize_columns(std::vector<double>& A, std::int64_t rows, int cols) {
+  if (cols < 0 || rows < cols || A.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+    grain::impl::throw_error("grain::cp::orthonormalize_columns: ", A.size(), " entries for ", rows, " x ", cols,
+                             " (rows >= cols needed)");
+  if (cols == 0) return;
+  OneBlasThread one;
+  const lapack_int m = static_cast<lapack_int>(rows), n = cols;
+  lapack_int info = 0, lwork = -1;
+  std::vector<double> tau(cols);
+  double query = 0;
+  LAPACK_dgeqrf(&m, &n, A.data(), &m, tau.data(), &query, &lwork, &info);
+  double query2 = 0;
+  if (info == 0) LAPACK_dorgqr(&m, &n, &n, A.data(), &m, tau.data(), &query2, &lwork, &info);
+  if (info != 0) grain::impl::throw_error("grain::cp::orthonormalize_columns: LAPACK workspace query failed (info ", info, ")");
+  lwork = static_cast<lapack_int>(std::max(query, query2));
+  std::vector<double> work(std::max<lapack_int>(1, lwork));
+  LAPACK_dgeqrf(&m, &n, A.data(), &m, tau.data(), work.data(), &lwork, &info);
+  if (info != 0) grain::impl::throw_error("grain::cp::orthonormalize_columns: LAPACK dgeqrf failed (info ", info, ")");
+  LAPACK_dorgqr(&m, &n, &n, A.data(), &m, tau.data(), work.data(), &lwork, &info);
+  if (info != 0) grain::impl::throw_error("grain::cp::orthonormalize_columns: LAPACK dorgqr failed (info ", info, ")");
 }
 
 }  // namespace grain::cp

@@ -76,6 +76,28 @@ void read_rows(const std::string& path, T* data, index_type rows, index_type col
   if (i != rows) grain::impl::throw_error(path, ": ", i, " rows, expected ", rows);
 }
 
+// The data rows of a text matrix (blank and # lines skipped) and the values on the first one.
+struct TextShape {
+  index_type rows = 0, cols = 0;
+};
+TextShape text_shape(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) grain::impl::throw_error(path, ": cannot open (", std::strerror(errno), ")");
+  TextShape s;
+  std::string line;
+  while (std::getline(f, line)) {
+    std::istringstream in(line);
+    std::string tok;
+    if (!(in >> tok) || tok[0] == '#') continue;
+    if (s.rows++ == 0)
+      do ++s.cols;
+      while (in >> tok);
+  }
+  return s;
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
 }  // namespace
 
 template <class T>
@@ -114,6 +136,36 @@ Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<
   return K;
 }
 
+template <class T>
+Ktensor<T, HostSpace> read_ktensor(const std::string& prefix) {
+  const std::string lp = prefix + "_lambda.txt", first = prefix + "_mode1.txt";
+  const TextShape f1 = text_shape(first);
+  if (f1.rows == 0) grain::impl::throw_error(first, ": no rows");
+  int rank = static_cast<int>(f1.cols);
+  if (exists(lp)) {
+    const TextShape l = text_shape(lp);
+    if (l.rows == 0) grain::impl::throw_error(lp, ": no weights");
+    rank = static_cast<int>(l.rows);
+  }
+  std::vector<index_type> dims;
+  for (int m = 1; m <= kMaxSparseModes; ++m) {
+    const std::string path = prefix + "_mode" + std::to_string(m) + ".txt";
+    if (m > 1 && !exists(path)) break;
+    const TextShape s = text_shape(path);
+    if (s.cols == rank + 1)
+      grain::impl::throw_error(path, ": ", s.cols, " values per row for ", rank, " weights: the factors of a --compact "
+                               "run (each row's original index first), which this reader does not take");
+    // Checked before the Ktensor is allocated: rank x rows comes from the files.
+    if (s.cols != rank)
+      grain::impl::throw_error(path, ": ", s.cols, " values on its first row, expected the rank ", rank,
+                               exists(lp) ? " (the lines of " + lp + ")" : std::string());
+    dims.push_back(s.rows);
+  }
+  if (exists(prefix + "_mode" + std::to_string(kMaxSparseModes + 1) + ".txt"))
+    grain::impl::throw_error(prefix, ": more than ", kMaxSparseModes, " mode files");
+  return read_ktensor<T>(prefix, dims, rank);
+}
+
 template void write_ktensor<float>(const std::string&, const Ktensor<float, HostSpace>&);
 template void write_ktensor<double>(const std::string&, const Ktensor<double, HostSpace>&);
 template void write_ktensor<float>(const std::string&, const Ktensor<float, HostSpace>&,
@@ -122,5 +174,7 @@ template void write_ktensor<double>(const std::string&, const Ktensor<double, Ho
                                     const std::vector<std::vector<index_type>>&);
 template Ktensor<float, HostSpace> read_ktensor<float>(const std::string&, const std::vector<index_type>&, int);
 template Ktensor<double, HostSpace> read_ktensor<double>(const std::string&, const std::vector<index_type>&, int);
+template Ktensor<float, HostSpace> read_ktensor<float>(const std::string&);
+template Ktensor<double, HostSpace> read_ktensor<double>(const std::string&);
 
 }  // namespace grain::cp

@@ -83,7 +83,7 @@ TEST(Cli, TopLevelHelpListsEveryCommand) {
   for (const char* args : {"--help", "-h", "help"}) {
     const Result r = grain(args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
-    for (const char* cmd : {"info", "generate", "cp-als", "bench", "tune", "help"})
+    for (const char* cmd : {"info", "generate", "cp-als", "score", "bench", "tune", "help"})
       EXPECT_TRUE(has(r.out, cmd)) << args << " does not list " << cmd << ":\n" << r.out;
   }
 }
@@ -104,7 +104,8 @@ TEST(Cli, EveryCommandHelpListsItsOptionsAndDefaults) {
       {"generate", {"--kind", "--dims", "--nnz", "--gen-rank", "--skew", "--support", "--seed", "--output", "--dtype", "--quiet"}},
       {"cp-als", {"FILE", "--rank", "--maxiters", "--tol", "--seed", "--mttkrp", "--backend", "--dtype", "--init",
                   "--output", "--json", "--dims", "--solve", "--quiet", "--checkpoint",
-                  "--checkpoint-every", "--resume"}},
+                  "--checkpoint-every", "--resume", "--starts", "--nonnegative", "nvecs"}},
+      {"score", {"A", "B", "--ignore-weights", "--json"}},
       {"tune", {"--backend", "--output", "--quick", "--budget-mib", "--reps", "--kernel", "--dtype", "--layout",
                 "--fields", "--points", "--quiet"}},
       {"bench", {"core", "paper", "contract", "mttkrp"}},
@@ -163,6 +164,13 @@ TEST(Cli, UsageErrorsExitWithTwoAndSayWhatIsWrong) {
       {"cp-als " + t + " --rank 4 --checkpoint x.ckpt --checkpoint-every 0", "--checkpoint-every"},
       {"cp-als " + t + " --resume " + scratch() + "/absent.ckpt", "absent.ckpt"},
       {"cp-als " + t + " --rank 4 --resume " + t + " --init prefix", "--init"},
+      {"cp-als " + t + " --rank 4 --starts 0", "--starts"},
+      {"cp-als " + t + " --rank 4 --init nvec", "'nvec' is not random, nvecs, or the PREFIX"},
+      {"cp-als " + t + " --rank 4 --starts 2 --init prefix", "--starts"},
+      {"cp-als " + t + " --rank 4 --starts 2 --checkpoint x.ckpt", "--checkpoint"},
+      {"cp-als " + t + " --rank 4 --nonnegative --checkpoint x.ckpt", "--nonnegative"},
+      {"score only-one", "B"},
+      {"score a b --ignore-weight", "did you mean '--ignore-weights'"},
       {"generate --dims 10x10x10 --nnz 5", "--output"},
       {"generate --kind skewed --dims 10x10x10 --output x.tns", "--nnz"},
       {"generate --kind planted --dims 10x10x10 --nnz 5 --output x.tns", "--kind"},
@@ -468,6 +476,128 @@ TEST(Cli, BenchMttkrpThatCannotFitSaysSo) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "not enough memory on the ")) << r.err;
   EXPECT_TRUE(has(r.err, "the MTTKRP benchmark at rank 64")) << r.err;
+}
+
+// ---- grain score ------------------------------------------------------------------------------------
+
+// A model of the small tensor written by cp-als (rank, seed) under the scratch folder.
+std::string model(int rank, int seed) {
+  const std::string prefix = scratch() + "/model_r" + std::to_string(rank) + "_s" + std::to_string(seed);
+  const Result r = grain("cp-als " + tensor() + " --rank " + std::to_string(rank) + " --seed " + std::to_string(seed) +
+                         " --maxiters 20 --backend serial --output " + prefix);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return prefix;
+}
+
+TEST(Cli, ScoreOfAModelWithItselfIsOneAndJsonToStandardOutput) {
+  const std::string a = model(3, 1), b = model(2, 2);
+  const Result self = grain("score " + a + " " + a);
+  ASSERT_EQ(self.status, 0) << self.err;
+  EXPECT_TRUE(has(self.out, "score 1.00000000: 30x40x50, rank 3 against rank 3")) << self.out;
+  const Result r = grain("score " + a + " " + b + " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << "stdout is not only JSON:\n" << r.out;
+  EXPECT_EQ(j.at("rank_a"), 3);
+  EXPECT_EQ(j.at("rank_b"), 2);
+  EXPECT_EQ(j.at("pairs").size(), 2u);  // the smaller rank's components
+  const double score = j.at("score");
+  EXPECT_TRUE(score > 0.0 && score <= 1.0) << score;  // NaN fails too
+  EXPECT_TRUE(has(r.err, "score ")) << "the human-readable lines go to stderr:\n" << r.err;
+}
+
+TEST(Cli, ScoreOfMismatchedModelsFailsNamingThem) {
+  const std::string a = model(3, 1);
+  const std::string other = scratch() + "/other";
+  const Result gen = grain("generate --dims 30x40x51 --nnz 3000 --seed 2 --output " + other + ".tns");
+  ASSERT_EQ(gen.status, 0) << gen.err;
+  ASSERT_EQ(grain("cp-als " + other + ".tns --rank 3 --maxiters 2 --output " + other).status, 0);
+  Result r = grain("score " + a + " " + other);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "grain score: error: ") && has(r.err, "30x40x50") && has(r.err, "30x40x51") &&
+              has(r.err, other))
+      << r.err;
+  r = grain("score " + a + " " + scratch() + "/absent");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "absent_mode1.txt: cannot open")) << r.err;
+}
+
+// ---- cp-als --init, --starts, --nonnegative -----------------------------------------------------
+
+// Every factor entry of the model PREFIX (the files cp-als writes).
+std::vector<double> factor_entries(const std::string& prefix, int modes) {
+  std::vector<double> v;
+  for (int m = 1; m <= modes; ++m) {
+    std::ifstream f(prefix + "_mode" + std::to_string(m) + ".txt");
+    double x = 0;
+    while (f >> x) v.push_back(x);
+  }
+  return v;
+}
+
+TEST(Cli, StartsKeepTheBestFitAndEqualTheRunOfItsSeed) {
+  const std::string prefix = scratch() + "/starts";
+  const Result r = grain("cp-als " + tensor() + " --rank 4 --maxiters 15 --seed 3 --starts 3 --backend serial --output " +
+                         prefix + " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_EQ(j.at("starts").size(), 3u);
+  double best = -1;
+  unsigned long long best_seed = 0;
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(j["starts"][k].at("seed"), 3 + k);
+    const double fit = j["starts"][k].at("fit");
+    EXPECT_TRUE(fit > 0 && fit < 1) << fit;
+    if (fit > best) best = fit, best_seed = 3 + k;
+  }
+  EXPECT_EQ(j.at("fit"), best);
+  EXPECT_EQ(j.at("best_seed"), best_seed);
+  EXPECT_TRUE(has(r.err, "start 3 of 3: seed 5, fit ")) << r.err;
+  // The single run from the winning seed: the same fit and factors.
+  const std::string one = scratch() + "/one_start";
+  const Result s = grain("cp-als " + tensor() + " --rank 4 --maxiters 15 --seed " + std::to_string(best_seed) +
+                         " --backend serial --output " + one + " --json -");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const nlohmann::json k = nlohmann::json::parse(s.out);
+  EXPECT_EQ(k.at("fit"), j.at("fit"));
+  EXPECT_EQ(k.at("starts").size(), 1u);
+  const std::vector<double> a = factor_entries(prefix, 3), b = factor_entries(one, 3);
+  ASSERT_EQ(a.size(), 4u * (30 + 40 + 50));
+  EXPECT_EQ(a, b);
+}
+
+TEST(Cli, NvecsAndNonnegativeStarts) {
+  const std::string prefix = scratch() + "/nonneg";
+  Result r = grain("cp-als " + tensor() + " --rank 3 --maxiters 30 --init nvecs --nonnegative --output " + prefix +
+                   " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("init"), "nvecs");
+  EXPECT_EQ(j.at("nonnegative"), true);
+  const double fit = j.at("fit");
+  EXPECT_TRUE(fit > 0 && fit < 1) << fit;
+  EXPECT_TRUE(has(r.err, "nvecs start, seed 1, non-negative")) << r.err;
+  for (double x : factor_entries(prefix, 3)) ASSERT_TRUE(x >= 0) << x;
+  // --init random is the default start; a file start still reads --output's files.
+  r = grain("cp-als " + tensor() + " --rank 3 --maxiters 3 --init random --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("init"), "random");
+  r = grain("cp-als " + tensor() + " --rank 3 --maxiters 3 --init " + prefix);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "start from " + prefix)) << r.out;
+}
+
+TEST(Cli, BadStartsFailNamingTheProblem) {
+  // nvecs needs a rank no larger than every mode; a factor file start of another rank.
+  const std::string tiny = scratch() + "/tiny.tns";
+  std::ofstream(tiny) << "1 1 1 1.5\n2 3 1 2.5\n3 2 2 0.5\n";
+  Result r = grain("cp-als " + tiny + " --rank 3 --init nvecs");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "grain cp-als: error: ") && has(r.err, "rank 3 exceeds mode 3's size 2")) << r.err;
+  r = grain("cp-als " + tensor() + " --rank 5 --init " + model(3, 1));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "_lambda.txt")) << r.err;
 }
 
 }  // namespace

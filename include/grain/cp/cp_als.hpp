@@ -14,6 +14,13 @@
 //   reuses the last mode's MTTKRP: no extra pass over the tensor.
 // Stops after maxiters iterations or when the fit changes by less than tol.
 //
+// Non-negative CP (CpAlsOptions::nonnegative) replaces the solve A_n = B V^-1 by a few sweeps of
+// HALS column updates (Cichocki and Phan 2009; Gillis and Glineur 2012) from the current factor
+// times the weights: row by row, for r = 1..R, a_ir = max(eps, a_ir + (b_ir - sum_k a_ik V_kr) / V_rr),
+// the minimizer of the least-squares objective in a_ir >= eps with the others fixed, so the fit
+// never decreases. Rows are independent, so the sweeps are one parallel loop over them; no R x R
+// solve is needed.
+//
 // A run may stop after any iteration (CpAlsOptions::after_iteration) and continue later from its
 // factors (CpAlsOptions::iterations_done, fit_done: grain/cp/checkpoint.hpp saves them), reaching the
 // same factors, to rounding, as a run never stopped.
@@ -61,6 +68,7 @@ struct CpAlsOptions {
   MttkrpAlgorithm mttkrp = MttkrpAlgorithm::Auto;
   DenseSolve solve = DenseSolve::Auto;
   bool arrange_result = true;  // normalize and sort components by weight at the end
+  bool nonnegative = false;    // HALS updates: every factor entry >= 0 after the first iteration
   // Resuming: the model given is the un-arranged one after `iterations_done` iterations, whose last
   // fit was `fit_done`. The run continues at iteration iterations_done + 1, so the weights'
   // 2-norm-then-max-norm rule and the stopping rule see the same iteration numbers and previous
@@ -87,6 +95,39 @@ namespace impl {
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// The floor of the HALS updates. A floor of 0 lets a column that the first updates clamp entirely
+// to 0 zero its weight and V_rr in every other mode, and the component never returns; a positive
+// floor keeps every V_rr positive, so it can.
+inline constexpr double kHalsFloor = 1e-16;
+// HALS sweeps per MTTKRP: a sweep costs I_n R^2, little beside the MTTKRP it reuses, and each one
+// moves the factor closer to the constrained minimizer for that MTTKRP.
+inline constexpr int kHalsSweeps = 5;
+
+// kHalsSweeps HALS sweeps over row i of the factor A (I x R) with B = the MTTKRP and
+// VL = [V (R x R), the weights (R)] in double: the row is first scaled by the weights (the current
+// model's unnormalized factor), then its entries updated in order, each from the ones before it. A
+// NaN is kept, not clamped, so that the finite check after the update sees it.
+template <class T>
+struct HalsRowFunctor {
+  T* A;
+  const T* B;
+  const double* VL;
+  index_type R;
+  GRAIN_INLINE_FUNCTION void operator()(index_type i) const {
+    T* a = A + i * R;
+    const T* b = B + i * R;
+    for (index_type r = 0; r < R; ++r) a[r] = static_cast<T>(a[r] * VL[R * R + r]);
+    for (int sweep = 0; sweep < kHalsSweeps; ++sweep)
+      for (index_type r = 0; r < R; ++r) {
+        double s = static_cast<double>(b[r]);
+        for (index_type k = 0; k < R; ++k) s -= static_cast<double>(a[k]) * VL[k * R + r];
+        const double vrr = VL[r * R + r];  // 0 only for a start with a zero column
+        const double x = static_cast<double>(a[r]) + (vrr > 0 ? s / vrr : 0.0);
+        a[r] = x < kHalsFloor ? static_cast<T>(kHalsFloor) : static_cast<T>(x);
+      }
+  }
+};
 }  // namespace impl
 
 // Runs CP-ALS from the initial guess M (overwritten by the result). `progress` is called after
@@ -108,7 +149,6 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   if (!(opts.tol >= 0)) grain::impl::throw_error("grain::cp::cp_als: tol ", opts.tol, " must be non-negative");
   CpAlsResult res;
   res.mttkrp_seconds_per_mode.assign(N, 0.0);
-  res.algorithms.assign(N, opts.mttkrp);
   const auto ts = clock::now();
   const double normX2 = norm_squared<Exec>(X);
   if (!(normX2 > 0)) grain::impl::throw_error("grain::cp::cp_als: the tensor is zero (norm 0)");
@@ -138,8 +178,8 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   // Where the device solves (cuSOLVER), the system V goes there; `solve_work` is the solver's
   // scratch. Allocating it starts cuSOLVER, so a run that solves on the host never does.
   View<double*, LayoutRight, Space> Vd, solve_work;
-  const bool on_device = !on_cpu && (opts.solve == DenseSolve::Device ||
-                                     (opts.solve == DenseSolve::Auto && R > kDenseSolveDeviceAbove));
+  const bool on_device = !on_cpu && !opts.nonnegative &&
+                         (opts.solve == DenseSolve::Device || (opts.solve == DenseSolve::Auto && R > kDenseSolveDeviceAbove));
   if (on_device) {
     Vd = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_system", RR);
 #if defined(GRAIN_ENABLE_CUDA)
@@ -155,7 +195,12 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   View<T*, LayoutRight, Space> mode_out("cp_als_gram_norms", RR + 2 * R + 1);
   View<T*, LayoutRight, Space> mode_back(mode_out.data(), RR + R + 1);
   auto mode_out_h = create_mirror_view(mode_back);
-  std::vector<double> lambda(R, 1.0);
+  // The weights of the model so far: HALS starts from each factor times them.
+  std::vector<double> lambda = host_lambda<Exec>(M);
+  // HALS: V and the weights, in double, where the factor lives.
+  View<double*, LayoutRight, Space> hals;
+  if (opts.nonnegative) hals = View<double*, LayoutRight, Space>(WithoutInitializing, "cp_als_hals", RR + R);
+  auto hals_h = create_mirror_view(hals);
   MttkrpWorkspace<T, Space> ws;
   double fit_old = opts.fit_done;
   if (opts.iterations_done > 0) res.fit = opts.fit_done;
@@ -173,26 +218,40 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       T* norms = G + RR;
       T* flag = norms + R;
       T* scale = flag + 1;  // stays on the device
-      // A_n = B V^-1, then normalize the columns and take the new Gram matrix where the factor
-      // lives; the weights, the Gram matrix and the flag come back together in one copy (each
-      // host round trip is a GPU synchronization).
-      auto update_factor = [&] {
-        times_matrix<Exec>(B[n], Winv, M.factors[n]);
+      // The new A_n's columns normalized and its Gram matrix taken where the factor lives; the
+      // weights, the Gram matrix and the flag come back together in one copy (each host round
+      // trip is a GPU synchronization).
+      auto normalize_factor = [&] {
         impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
         parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
         impl::scale_columns_device<Exec>(M.factors[n], scale);
         impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
         deep_copy(mode_out_h, mode_back);
       };
-      bool singular = false;
-      if constexpr (on_cpu) {
-        // The MTTKRP is synchronous; LAPACK inverts V after it, untimed.
+      auto update_factor = [&] {
+        times_matrix<Exec>(B[n], Winv, M.factors[n]);
+        normalize_factor();
+      };
+      // The MTTKRP, waited for and timed.
+      auto mttkrp_timed = [&] {
         const auto tm = clock::now();
         mttkrp_launch<Exec>(X, M, n, B[n], res.algorithms[n], &ws);
         Exec().fence();
         const double dt = impl::seconds_since(tm);
         mt += dt;
         res.mttkrp_seconds_per_mode[n] += dt;
+      };
+      bool singular = false;
+      if (opts.nonnegative) {
+        for (std::size_t e = 0; e < V.size(); ++e) hals_h(e) = V[e];
+        for (int r = 0; r < R; ++r) hals_h(RR + r) = lambda[r];
+        deep_copy(hals, hals_h);
+        mttkrp_timed();
+        parallel_for(RangePolicy<Exec>(0, X.dim(n)), impl::HalsRowFunctor<T>{M.factors[n].data(), B[n].data(), hals.data(), R});
+        normalize_factor();
+      } else if constexpr (on_cpu) {
+        // The MTTKRP is synchronous; LAPACK inverts V after it, untimed.
+        mttkrp_timed();
         singular = spd_inverse(V, R);
         for (std::size_t e = 0; e < V.size(); ++e) Winv.data()[e] = static_cast<T>(V[e]);
         update_factor();

@@ -1,6 +1,7 @@
-// The small dense algebra of CP-ALS, on the host (R x R, row-major, double), through LAPACK.
+// The small dense algebra of CP-ALS and its starts, on the host (double), through LAPACK.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -19,5 +20,13 @@ bool spd_inverse(std::vector<double>& V, int R);
 
 // V's pseudo-inverse through dsyevd, whatever its definiteness (the fallback of spd_inverse).
 void spd_pseudo_inverse(std::vector<double>& V, int R);
+
+// The eigenvalues of the symmetric R x R matrix V, ascending, through dsyevd; V is replaced by the
+// eigenvectors, the k-th (of the k-th eigenvalue) in entries [k * R, (k + 1) * R).
+std::vector<double> symmetric_eigen(std::vector<double>& V, int R);
+
+// Replaces the rows x cols column-major matrix A (rows >= cols) by an orthonormal basis of its
+// column space, through LAPACK's QR (dgeqrf, dorgqr).
+void orthonormalize_columns(std::vector<double>& A, std::int64_t rows, int cols);
 
 }  // namespace grain::cp

@@ -515,5 +515,12 @@ void write_ktensor(const std::string& prefix, const Ktensor<T, HostSpace>& K,
 template <class T>
 Ktensor<T, HostSpace> read_ktensor(const std::string& prefix, const std::vector<index_type>& dims,
                                    int rank);
+// The same with the shape taken from the files: the modes are PREFIX_mode1.txt, PREFIX_mode2.txt, ...
+// up to the first one absent; each one's rows are its mode's size; the rank is the number of lines
+// of PREFIX_lambda.txt, or the values per row of PREFIX_mode1.txt without it. Factor files of a
+// --compact run (an index before each row) have one value more per row than the weights and are
+// refused, naming the file.
+template <class T>
+Ktensor<T, HostSpace> read_ktensor(const std::string& prefix);
 
 }  // namespace grain::cp
