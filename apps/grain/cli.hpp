@@ -56,5 +56,6 @@ std::vector<long long> checked_dims(const std::vector<long long>& dims, const st
 void add_cp_commands(CLI::App& app);      // cp_cli.cpp: cp-als, generate, score
 void add_bench_commands(CLI::App& app);   // bench_cli.cpp: bench core|paper|contract|mttkrp
 void add_tune_command(CLI::App& app);     // tune_cli.cpp
+void add_gcp_command(CLI::App& app);      // gcp_cli.cpp
 
 }  // namespace grain::cli

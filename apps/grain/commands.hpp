@@ -10,6 +10,7 @@
 
 namespace grain::cp {
 struct CpAlsResult;
+struct GcpSgdResult;
 }
 
 namespace grain::cli {
@@ -47,6 +48,20 @@ struct ScoreCommand {
 };
 int run_score(const ScoreCommand& c);
 
+// `grain gcp`: GCP by stochastic gradients (gcp_commands.cpp; options in gcp_cli.cpp).
+struct GcpCommand {
+  std::string file;
+  int rank = 0;
+  std::string loss = "gaussian";
+  int epochs = 50, iters = 1000, max_fails = 10;
+  long long samples = 0, loss_samples = 0;  // per stratum; 0: the library's defaults
+  double rate = 1e-3;
+  std::uint64_t seed = 1;
+  std::string backend, dtype = "double", output, json;
+  std::vector<long long> dims;
+};
+int run_gcp(const GcpCommand& c);
+
 struct GenerateCommand {
   GenerateOptions gen;
   std::string output;
@@ -77,5 +92,15 @@ struct CpAlsRunInfo {
   std::uint64_t best_seed = 0;
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
+
+// What `grain gcp --json` records besides the result (gcp_cli.cpp).
+struct GcpRunInfo {
+  std::string file, loss, backend, dtype, interrupted_by;
+  std::vector<long long> dims;
+  long long nnz = 0;
+  int rank = 0;
+  std::uint64_t seed = 0;
+};
+void write_gcp_json(const std::string& path, const GcpRunInfo& run, const cp::GcpSgdResult& res);
 
 }  // namespace grain::cli

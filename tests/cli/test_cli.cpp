@@ -240,6 +240,45 @@ TEST(Cli, CpAlsJsonToStandardOutput) {
   EXPECT_FALSE(has(r.err, "\r")) << "a progress line off a terminal";
 }
 
+TEST(Cli, GcpJsonAndFactors) {
+  const std::string prefix = scratch() + "/gcp";
+  const Result r = grain("gcp " + tensor() + " --rank 3 --loss poisson --epochs 3 --iters 50 --samples 500 "
+                         "--backend serial --json - --output " + prefix);
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << "stdout is not only JSON:\n" << r.out;
+  EXPECT_EQ(j.at("loss"), "poisson");
+  EXPECT_EQ(j.at("gradient_samples"), 500);
+  EXPECT_EQ(j.at("epochs").size(), 3u);
+  const double start = j.at("initial_loss_estimate"), end = j.at("loss_estimate");
+  EXPECT_TRUE(end < start) << end << " from " << start;  // NaN fails too
+  EXPECT_TRUE(has(r.err, "gcp: rank 3, poisson loss, serial")) << r.err;
+  // The factors: weights sorted, every entry non-negative (the identity-link Poisson loss).
+  std::ifstream lambda(prefix + "_lambda.txt");
+  std::vector<double> w;
+  for (double v; lambda >> v;) w.push_back(v);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_TRUE(w[0] >= w[1] && w[1] >= w[2] && w[2] > 0) << w[0] << " " << w[1] << " " << w[2];
+  std::ifstream mode(prefix + "_mode2.txt");
+  int entries = 0;
+  for (double v; mode >> v; ++entries) EXPECT_TRUE(v >= 0) << v;
+  EXPECT_EQ(entries, 40 * 3);
+}
+
+TEST(Cli, GcpBadInput) {
+  Result r = grain("gcp " + tensor() + " --rank 3 --loss poison");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "--loss")) << r.err;
+  r = grain("gcp " + tensor() + " --rank 3 --loss bernoulli --backend serial");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "the bernoulli loss needs every nonzero to be 1")) << r.err;
+  r = grain("gcp " + tensor() + " --loss gaussian");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "--rank")) << r.err;
+  r = grain("gcp " + tensor() + " --rank 3 --rate 0");
+  EXPECT_EQ(r.status, 2) << r.err;
+}
+
 TEST(Cli, GenerateWritesTheTensorAndNoProgressOffATerminal) {
   const std::string out = scratch() + "/gen.tns";
   const Result r = grain("generate --kind skewed --dims 20x30x40 --nnz 1000 --seed 3 --output " + out);
