@@ -340,6 +340,29 @@ def cmd_contract(args):
         sys.exit("no contraction rows in " + ", ".join(args.files))
 
 
+# ---- gcp: estimated loss against time, one line per run (grain gcp --json files) ----------------
+def cmd_gcp(args):
+    plt = need_matplotlib()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for path in args.files:
+        with open(path) as f:
+            run = json.load(f)
+        t, y = [0.0], [1.0]
+        for e in run["epochs"]:
+            t.append(t[-1] + e["seconds"])
+            y.append(e["loss_estimate"] / run["initial_loss_estimate"])
+        ax.plot(t, y, marker=".", label=f"{run['loss']} (R = {run['rank']}, {run['backend']})")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("estimated loss / the start's")
+    ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    if args.title:
+        ax.set_title(args.title)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=120)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="mode", required=True)
@@ -385,6 +408,12 @@ def main(argv=None):
     sp.add_argument("--prefix", default="contract")
     sp.add_argument("--metric", default="ms", choices=["ms", "ms_min", "GBps", "GFLOPs", "roofline"])
     sp.set_defaults(fn=cmd_contract)
+
+    sp = sub.add_parser("gcp", help="GCP runs' estimated loss (relative to the start's) against time")
+    sp.add_argument("files", nargs="+", help="JSON files from grain gcp --json")
+    sp.add_argument("--title", default=None)
+    sp.add_argument("--out", required=True)
+    sp.set_defaults(fn=cmd_gcp)
 
     args = p.parse_args(argv)
     args.fn(args)

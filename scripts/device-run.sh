@@ -11,6 +11,9 @@
 #     bench: the core (triad, dot) and the paper's kernels against hand-written code
 #     figures: the contraction sweep on the GPU (sweep-gpu.json, for scripts/docs-figures.sh)
 #     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
+#     gcp: GCP-SGD on the 10M-count tensor (GPU; 2 CPU threads), its MTTKRP beside it, Poisson
+#          against Gaussian on a skewed count tensor (gcp-*.json for bench/plot.py gcp), and
+#          cp-als --starts 4 against four separate runs
 #     python: the Python package installed with pip as a user does (built here, with CUDA), its
 #             tests, its per-call overhead beside C++, grain.cp_als beside the tool and beside a
 #             natural PyTorch CP-ALS (not part of all)
@@ -168,6 +171,36 @@ if has cp; then
     say "tns read, $th threads: $(grep -m1 '^read' "$out/r/tns-read-$th.txt")"
   done
   rm -f "$tns"
+fi
+
+if has gcp; then
+  d=$(mktemp -d)
+  "$G" generate --kind random-ktensor --dims 30000x40000x50000 --nnz 10000000 --output "$d/counts.gst" > /dev/null 2>&1
+  # The same run's MTTKRP and copy bandwidth: the ceiling a step's MTTKRPs over the samples meet.
+  "$G" bench mttkrp "$d/counts.gst" --rank 16,64 --backend cuda --cp-als-iters 0 --json "$out/r/gcp-mttkrp.json" > "$out/r/gcp-mttkrp.txt" 2>&1
+  say "gcp: bench mttkrp rc=$?"; grep -E "copy|atomic" "$out/r/gcp-mttkrp.txt" | head -n 12 >> "$log"
+  for R in 16 64; do
+    for loss in poisson gaussian; do
+      "$G" gcp "$d/counts.gst" --rank $R --loss $loss --epochs 3 --backend cuda --json "$out/r/gcp-gpu-$loss-$R.json" > "$out/r/gcp-gpu-$loss-$R.txt" 2>&1
+      say "gcp GPU R=$R $loss rc=$?: $(tail -n 1 "$out/r/gcp-gpu-$loss-$R.txt")"
+    done
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=true "$G" gcp "$d/counts.gst" --rank $R --loss poisson --epochs 1 --iters 200 \
+      --backend openmp --json "$out/r/gcp-cpu2-poisson-$R.json" > "$out/r/gcp-cpu2-poisson-$R.txt" 2>&1
+    say "gcp CPU 2 threads R=$R poisson (200 steps) rc=$?: $(tail -n 1 "$out/r/gcp-cpu2-poisson-$R.txt")"
+  done
+  "$G" generate --kind skewed --dims 30000x40000x50000 --nnz 10000000 --output "$d/skewed.gst" > /dev/null 2>&1
+  for loss in poisson gaussian; do
+    "$G" gcp "$d/skewed.gst" --rank 16 --loss $loss --epochs 20 --backend cuda --json "$out/r/gcp-skewed-$loss.json" > "$out/r/gcp-skewed-$loss.txt" 2>&1
+    say "gcp skewed $loss rc=$?: $(tail -n 1 "$out/r/gcp-skewed-$loss.txt")"
+  done
+  # Best of 4 starts: one run sharing the read, the sort and the device memory, against four runs.
+  t0=$(date +%s.%N)
+  "$G" cp-als "$d/counts.gst" --rank 16 --maxiters 20 --tol 0 --starts 4 --backend cuda > "$out/r/starts-4.txt" 2>&1
+  t1=$(date +%s.%N)
+  for s in 1 2 3 4; do "$G" cp-als "$d/counts.gst" --rank 16 --maxiters 20 --tol 0 --seed $s --backend cuda > /dev/null 2>&1; done
+  t2=$(date +%s.%N)
+  say "cp-als --starts 4: $(awk "BEGIN { print $t1 - $t0 }") s; four runs: $(awk "BEGIN { print $t2 - $t1 }") s"
+  rm -rf "$d"
 fi
 
 if has figures; then
