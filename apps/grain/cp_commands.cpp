@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "stop_signals.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/cp/memory.hpp"
 #include "grain/grain.hpp"
@@ -64,35 +65,6 @@ cp::Ktensor<T, HostSpace> read_start(const std::string& prefix, const std::vecto
       for (int r = 0; r < R; ++r) K.factors[m](i, r) = full.factors[m](compacted.original[m][i], r);
   return K;
 }
-
-// SIGINT and SIGTERM while cp-als iterates: the signal's number, read after each iteration.
-volatile sig_atomic_t g_stop_signal = 0;
-void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-// Installs the SIGINT and SIGTERM handlers for its lifetime. SA_RESETHAND puts the default back
-// after the first signal, so that a second one ends the process at once.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  int received() const { return g_stop_signal; }
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 // What a checkpoint of this run records besides the model: the tensor decomposed and the settings.
 template <class T>
