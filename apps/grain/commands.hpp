@@ -17,6 +17,10 @@ namespace grain::cli {
 
 int run_info(bool bandwidth);  // info.cpp
 
+// --json FILE: created (empty) now, so that a path that cannot be written fails before the work,
+// not after it; "-" and "" need nothing (cp_json.cpp).
+void check_json_path(const std::string& json);
+
 struct CpAlsCommand {
   std::string file;
   int rank = 0;

@@ -108,11 +108,7 @@ int cp_als_on(const CpAlsCommand& c) {
   o.solve = c.solve == "host" ? cp::DenseSolve::Host : c.solve == "device" ? cp::DenseSolve::Device : cp::DenseSolve::Auto;
   o.nonnegative = c.nonnegative;
   const std::string init = c.init.empty() || c.init == "random" ? "random" : c.init == "nvecs" ? "nvecs" : "file";
-  if (!c.json.empty() && c.json != "-") {  // fail before the work, not after
-    std::FILE* f = std::fopen(c.json.c_str(), "w");
-    if (!f) impl::throw_error("--json ", c.json, ": cannot create the file");
-    std::fclose(f);
-  }
+  check_json_path(c.json);
   TnsReadOptions ro;
   ro.dims.assign(c.dims.begin(), c.dims.end());
   TnsReadStats st;

@@ -1,6 +1,7 @@
 // `grain cp-als --json`: the run's summary as JSON. Compiled as C++ in every build, so that
 // nlohmann/json never passes through nvcc.
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,13 @@
 #include "grain/cp/cp_als.hpp"
 
 namespace grain::cli {
+
+void check_json_path(const std::string& json) {
+  if (json.empty() || json == "-") return;
+  std::FILE* f = std::fopen(json.c_str(), "w");
+  if (!f) impl::throw_error("--json ", json, ": cannot create the file");
+  std::fclose(f);
+}
 
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res) {
   using json = nlohmann::ordered_json;

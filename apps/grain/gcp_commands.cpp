@@ -29,11 +29,7 @@ int gcp_on(const GcpCommand& c) {
   o.rate = c.rate;
   o.max_fails = c.max_fails;
   o.seed = c.seed;
-  if (!c.json.empty() && c.json != "-") {  // fail before the work, not after
-    std::FILE* f = std::fopen(c.json.c_str(), "w");
-    if (!f) impl::throw_error("--json ", c.json, ": cannot create the file");
-    std::fclose(f);
-  }
+  check_json_path(c.json);
   TnsReadOptions ro;
   ro.dims.assign(c.dims.begin(), c.dims.end());
   TnsReadStats st;

@@ -191,9 +191,10 @@ struct GcpSampleFunctor {
   }
 };
 
-// y of drawn samples for the model in fac.
+// Over drawn samples and the model in fac: each sample's y (parallel_for), or the loss estimate
+// (parallel_reduce).
 template <class T>
-struct GcpGradientValuesFunctor {
+struct GcpSampleValuesFunctor {
   const subscript_type* subs;
   const T* x;
   int N;
@@ -203,25 +204,12 @@ struct GcpGradientValuesFunctor {
   const T* fac[kMaxSparseModes];
   index_type R;
   T* y;
+  GRAIN_INLINE_FUNCTION double model(index_type s) const { return gcp_model(fac, subs + s * N, N, R); }
   GRAIN_INLINE_FUNCTION void operator()(index_type s) const {
-    y[s] = static_cast<T>(
-        gcp_sample_gradient(loss, s < s_nz, static_cast<double>(x[s]), gcp_model(fac, subs + s * N, N, R), w_nz, w_all));
+    y[s] = static_cast<T>(gcp_sample_gradient(loss, s < s_nz, static_cast<double>(x[s]), model(s), w_nz, w_all));
   }
-};
-
-// The loss estimate over drawn samples.
-template <class T>
-struct GcpLossFunctor {
-  const subscript_type* subs;
-  const T* x;
-  int N;
-  index_type s_nz;
-  double w_nz, w_all;
-  GcpLoss loss;
-  const T* fac[kMaxSparseModes];
-  index_type R;
   GRAIN_INLINE_FUNCTION void operator()(index_type s, double& sum) const {
-    sum += gcp_sample_loss(loss, s < s_nz, static_cast<double>(x[s]), gcp_model(fac, subs + s * N, N, R), w_nz, w_all);
+    sum += gcp_sample_loss(loss, s < s_nz, static_cast<double>(x[s]), model(s), w_nz, w_all);
   }
 };
 
@@ -414,7 +402,8 @@ GcpSamples<T, Space> gcp_enumerate(const SparseTensor<T, Space>& X) {
 // The loss F of M (weights 1) estimated from the samples.
 template <class Exec, class T, class Space>
 double gcp_loss(const GcpSamples<T, Space>& S, const Ktensor<T, Space>& M, GcpLoss loss) {
-  impl::GcpLossFunctor<T> f{S.subs.data(), S.x.data(), M.ndims(), S.s_nz, S.w_nz, S.w_all, loss, {}, 0};
+  impl::GcpSampleValuesFunctor<T> f{S.subs.data(), S.x.data(), M.ndims(), S.s_nz, S.w_nz, S.w_all, loss, {}, 0,
+                                    nullptr};
   impl::gcp_set_model(f, M);
   double sum = 0;
   parallel_reduce(RangePolicy<Exec>(0, S.size()), f, sum);
@@ -426,8 +415,8 @@ double gcp_loss(const GcpSamples<T, Space>& S, const Ktensor<T, Space>& M, GcpLo
 template <class Exec, class T, class Space>
 void gcp_gradient(GcpSamples<T, Space>& S, const Ktensor<T, Space>& M, GcpLoss loss,
                   const std::vector<View<T**, LayoutRight, Space>>& G) {
-  impl::GcpGradientValuesFunctor<T> f{S.subs.data(), S.x.data(), M.ndims(), S.s_nz, S.w_nz, S.w_all, loss, {}, 0,
-                                      S.y.data()};
+  impl::GcpSampleValuesFunctor<T> f{S.subs.data(), S.x.data(), M.ndims(), S.s_nz, S.w_nz, S.w_all, loss, {}, 0,
+                                    S.y.data()};
   impl::gcp_set_model(f, M);
   parallel_for(RangePolicy<Exec>(0, S.size()), f);
   for (int n = 0; n < M.ndims(); ++n) mttkrp_launch<Exec>(S.Y, M, n, G[n], MttkrpAlgorithm::Atomic);
