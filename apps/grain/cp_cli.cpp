@@ -1,4 +1,5 @@
-// `grain cp-als` and `grain generate`: their options (the runners are in cp_commands.cpp).
+// `grain cp-als`, `grain generate` and `grain score`: their options (the runners are in
+// cp_commands.cpp and score.cpp).
 #include <fstream>
 
 #include "cli.hpp"

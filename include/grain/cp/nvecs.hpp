@@ -154,8 +154,8 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
     auto Qd_h = create_mirror_view(Qd);
     auto Yd_h = create_mirror_view(Yd);
     const index_type blocks = (b + impl::kNvecsColumns - 1) / impl::kNvecsColumns;
-    // Q and Y column-major in double on the host (LAPACK's layout).
-    std::vector<double> Q(static_cast<std::size_t>(I * b)), Y(Q.size()), H(static_cast<std::size_t>(b * b));
+    // Q column-major in double on the host (LAPACK's layout).
+    std::vector<double> Q(static_cast<std::size_t>(I * b)), H(static_cast<std::size_t>(b * b));
     for (double& q : Q) q = u(g);
     orthonormalize_columns(Q, I, static_cast<int>(b));
     for (int it = 1;; ++it) {
@@ -168,37 +168,33 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
                                                 offsets_d.data(), fibers_d.data(), Qd.data(), Yd.data(), N, n, b,
                                                 blocks});
       deep_copy(Yd_h, Yd);
+      // Rayleigh-Ritz: H = Q^T Y (symmetrized), summed row by row over the row-major copies (each
+      // row's b x b outer product stays in cache), then its eigenpairs, ascending.
+      std::fill(H.begin(), H.end(), 0.0);
       for (index_type i = 0; i < I; ++i)
-        for (index_type c = 0; c < b; ++c) Y[c * I + i] = static_cast<double>(Yd_h(i, c));
-      // Rayleigh-Ritz: H = Q^T Y (symmetrized), its eigenpairs ascending.
-      for (index_type r = 0; r < b; ++r)
-        for (index_type c = r; c < b; ++c) {
-          double s = 0, t = 0;
-          for (index_type i = 0; i < I; ++i) {
-            s += Q[r * I + i] * Y[c * I + i];
-            t += Q[c * I + i] * Y[r * I + i];
-          }
-          H[r * b + c] = H[c * b + r] = 0.5 * (s + t);
+        for (index_type r = 0; r < b; ++r) {
+          const double q = static_cast<double>(Qd_h(i, r));
+          for (index_type c = 0; c < b; ++c) H[r * b + c] += q * static_cast<double>(Yd_h(i, c));
         }
+      for (index_type r = 0; r < b; ++r)
+        for (index_type c = r + 1; c < b; ++c) H[r * b + c] = H[c * b + r] = 0.5 * (H[r * b + c] + H[c * b + r]);
       const std::vector<double> theta = symmetric_eigen(H, static_cast<int>(b));
       // The Ritz vectors of the R largest values, U = Q W, and their residuals Y W - theta U.
-      std::vector<double> U(static_cast<std::size_t>(I) * R);
-      double worst = 0;
-      const double scale = std::max(std::abs(theta[b - 1]), std::numeric_limits<double>::min());
-      for (int k = 0; k < R; ++k) {
-        const double* wk = H.data() + (b - 1 - k) * b;
-        double res2 = 0;
-        for (index_type i = 0; i < I; ++i) {
+      std::vector<double> U(static_cast<std::size_t>(I) * R), res2(R, 0.0);
+      for (index_type i = 0; i < I; ++i)
+        for (int k = 0; k < R; ++k) {
+          const double* wk = H.data() + (b - 1 - k) * b;
           double qu = 0, yu = 0;
           for (index_type c = 0; c < b; ++c) {
-            qu += Q[c * I + i] * wk[c];
-            yu += Y[c * I + i] * wk[c];
+            qu += static_cast<double>(Qd_h(i, c)) * wk[c];
+            yu += static_cast<double>(Yd_h(i, c)) * wk[c];
           }
           U[k * I + i] = qu;
-          res2 += (yu - theta[b - 1 - k] * qu) * (yu - theta[b - 1 - k] * qu);
+          res2[k] += (yu - theta[b - 1 - k] * qu) * (yu - theta[b - 1 - k] * qu);
         }
-        worst = std::max(worst, std::sqrt(res2) / scale);
-      }
+      const double scale = std::max(std::abs(theta[b - 1]), std::numeric_limits<double>::min());
+      double worst = 0;
+      for (int k = 0; k < R; ++k) worst = std::max(worst, std::sqrt(res2[k]) / scale);
       if (worst <= tol || it >= opts.maxiters || b == I) {
         // b == I: Q spans everything, so the Ritz vectors are exact.
         auto Kh = create_mirror_view(K.factors[n]);
@@ -215,7 +211,8 @@ Ktensor<T, Space> nvecs_ktensor(const SparseTensor<T, Space>& X, int R, const Nv
         deep_copy(K.factors[n], Kh);
         break;
       }
-      Q.swap(Y);
+      for (index_type i = 0; i < I; ++i)
+        for (index_type c = 0; c < b; ++c) Q[c * I + i] = static_cast<double>(Yd_h(i, c));
       orthonormalize_columns(Q, I, static_cast<int>(b));
     }
   }
