@@ -27,6 +27,7 @@ int run_info(bool) { __builtin_trap(); }
 int run_cp_als(const CpAlsCommand&) { __builtin_trap(); }
 int run_generate(const GenerateCommand&) { __builtin_trap(); }
 int run_score(const ScoreCommand&) { __builtin_trap(); }
+int run_gcp(const GcpCommand&) { __builtin_trap(); }
 }  // namespace cli
 
 namespace bench {

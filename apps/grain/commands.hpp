@@ -97,7 +97,7 @@ struct CpAlsRunInfo {
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 
-// What `grain gcp --json` records besides the result (gcp_cli.cpp).
+// What `grain gcp --json` records besides the result (cp_json.cpp).
 struct GcpRunInfo {
   std::string file, loss, backend, dtype, interrupted_by;
   std::vector<long long> dims;

@@ -1,5 +1,5 @@
-// `grain cp-als --json`: the run's summary as JSON. Compiled as C++ in every build, so that
-// nlohmann/json never passes through nvcc.
+// `grain cp-als --json` and `grain gcp --json`: the run's summary as JSON. Compiled as C++ in
+// every build, so that nlohmann/json never passes through nvcc.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common/report.hpp"
 #include "grain/cp/cp_als.hpp"
+#include "grain/cp/gcp.hpp"
 
 namespace grain::cli {
 
@@ -49,6 +50,26 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   out["interrupted"] = !run.interrupted_by.empty();
   if (!run.interrupted_by.empty()) out["signal"] = run.interrupted_by;
   bench::write_output_file(path, out.dump(1) + "\n", "the CP-ALS summary");
+}
+
+void write_gcp_json(const std::string& path, const GcpRunInfo& run, const cp::GcpSgdResult& res) {
+  using json = nlohmann::ordered_json;
+  json out = {{"file", run.file},       {"dims", run.dims},       {"nnz", run.nnz},
+              {"rank", run.rank},       {"loss", run.loss},       {"backend", run.backend},
+              {"dtype", run.dtype},     {"seed", run.seed},       {"gradient_samples", res.gradient_samples},
+              {"loss_samples", res.loss_samples}};
+  json epochs = json::array();
+  for (const auto& e : res.epochs)
+    epochs.push_back({{"epoch", e.epoch}, {"loss_estimate", e.loss}, {"seconds", e.seconds}, {"rate", e.rate},
+                      {"failed", e.failed}});
+  out["epochs"] = epochs;
+  out["initial_loss_estimate"] = res.initial_loss;
+  out["loss_estimate"] = res.loss;
+  out["seconds"] = res.seconds;
+  out["sampled_entries_per_second"] = res.seconds > 0 ? res.sampled_entries / res.seconds : 0.0;
+  out["interrupted"] = !run.interrupted_by.empty();
+  if (!run.interrupted_by.empty()) out["signal"] = run.interrupted_by;
+  bench::write_output_file(path, out.dump(1) + "\n", "the GCP summary");
 }
 
 }  // namespace grain::cli

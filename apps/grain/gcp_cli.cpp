@@ -1,10 +1,7 @@
-// `grain gcp`: its options, and its --json summary (host C++: CLI11 and nlohmann/json never pass
-// through nvcc). The runner is in gcp_commands.cpp.
-#include <nlohmann/json.hpp>
-
+// `grain gcp`: its options (host C++: CLI11 never passes through nvcc). The runner is in
+// gcp_commands.cpp, the --json summary in cp_json.cpp.
 #include "cli.hpp"
 #include "commands.hpp"
-#include "common/report.hpp"
 #include "grain/cp/gcp.hpp"
 
 namespace grain::cli {
@@ -51,26 +48,6 @@ void add_gcp_command(CLI::App& app) {
     if (!dims.empty()) c.dims = checked_dims(dims, "--dims");
     set_action([] { return run_gcp(c); });
   });
-}
-
-void write_gcp_json(const std::string& path, const GcpRunInfo& run, const cp::GcpSgdResult& res) {
-  using json = nlohmann::ordered_json;
-  json out = {{"file", run.file},       {"dims", run.dims},       {"nnz", run.nnz},
-              {"rank", run.rank},       {"loss", run.loss},       {"backend", run.backend},
-              {"dtype", run.dtype},     {"seed", run.seed},       {"gradient_samples", res.gradient_samples},
-              {"loss_samples", res.loss_samples}};
-  json epochs = json::array();
-  for (const auto& e : res.epochs)
-    epochs.push_back({{"epoch", e.epoch}, {"loss_estimate", e.loss}, {"seconds", e.seconds}, {"rate", e.rate},
-                      {"failed", e.failed}});
-  out["epochs"] = epochs;
-  out["initial_loss_estimate"] = res.initial_loss;
-  out["loss_estimate"] = res.loss;
-  out["seconds"] = res.seconds;
-  out["sampled_entries_per_second"] = res.seconds > 0 ? res.sampled_entries / res.seconds : 0.0;
-  out["interrupted"] = !run.interrupted_by.empty();
-  if (!run.interrupted_by.empty()) out["signal"] = run.interrupted_by;
-  bench::write_output_file(path, out.dump(1) + "\n", "the GCP summary");
 }
 
 }  // namespace grain::cli
