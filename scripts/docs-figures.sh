@@ -30,4 +30,8 @@ contract_set cpu-2core contract_cpu2 right "2-core CPU"
 for dev in h200 cpu-2core; do
   [ -f bench/results/$dev/paper.json ] && plot paper bench/results/$dev/paper.json --out-dir "$out" --prefix paper_${dev%%-*}
 done
+# GCP-SGD's estimated loss against time, Poisson against Gaussian on a skewed count tensor.
+[ -f bench/results/h200/gcp-skewed-poisson.json ] && plot gcp bench/results/h200/gcp-skewed-poisson.json \
+  bench/results/h200/gcp-skewed-gaussian.json --out "$out/gcp_h200_skewed_loss.png" \
+  --title "GCP-SGD, skewed count tensor (8.7M nonzeros), R = 16, H200"
 echo "docs-figures: $(ls "$out"/*.png | wc -l) PNG files in $out"
