@@ -28,7 +28,7 @@ from ._grain import (
 from . import _grain
 
 __all__ = [
-    "KTensor", "SparseTensor", "__version__", "cp_als", "info",
+    "KTensor", "SparseTensor", "__version__", "cp_als", "factor_match_score", "gcp", "info",
     "contract_data_data_scalar", "contract_data_data_vector", "contract_data_data_tensor",
     "contract_data_field_scalar", "contract_data_field_vector", "contract_data_field_tensor",
     "contract_field_field_scalar", "contract_field_field_vector", "contract_field_field_tensor",
@@ -64,7 +64,7 @@ class KTensor:
     iteration, why it stopped, the back end it ran on)."""
 
     def __init__(self, weights, factors, fits=(), seconds=(), mttkrp_seconds=(), stop_reason=None,
-                 algorithms=(), seed=None, setup_seconds=0.0, backend=None):
+                 algorithms=(), seed=None, setup_seconds=0.0, backend=None, losses=()):
         self.weights = weights
         self.factors = list(factors)
         self.fits = list(fits)
@@ -75,6 +75,7 @@ class KTensor:
         self.seed = seed
         self.setup_seconds = setup_seconds
         self.backend = backend
+        self.losses = list(losses)  # GCP: the estimated loss after each epoch
 
     @property
     def rank(self):
@@ -121,6 +122,8 @@ class KTensor:
 
     def __repr__(self):
         fit = f", fit={self.fit:.6f}, iterations={self.iterations}" if self.fits else ""
+        if self.losses:
+            fit = f", loss={self.losses[-1]:.6g}, epochs={len(self.losses)}"
         return f"grain.KTensor(shape={self.shape}, rank={self.rank}{fit})"
 
 
@@ -152,3 +155,44 @@ def cp_als(X, rank, maxiters=50, tol=1e-4, seed=None, init="random", mttkrp="aut
     return KTensor(_as_library(r["weights"], lib, dev), [_as_library(f, lib, dev) for f in r["factors"]],
                    r["fits"], r["seconds"], r["mttkrp_seconds"], r["stop_reason"], r["algorithms"], seed,
                    r["setup_seconds"], r["backend"])
+
+
+def gcp(X, rank, loss="gaussian", epochs=50, iters=1000, samples=None, loss_samples=None, rate=1e-3,
+        max_fails=10, seed=None, device="auto", dtype=None, callback=None):
+    """Generalized CP of the SparseTensor X by stochastic gradients (GCP-SGD, docs/sparse-cp.md):
+    the CP model minimizing the sum over every entry, zeros included, of a loss suited to the data.
+
+    loss: gaussian, poisson (counts; non-negative factors), poisson-log, bernoulli (0/1 data;
+    non-negative factors, the odds), bernoulli-logit, gamma or rayleigh (positive data).
+    epochs, iters (steps an epoch), samples (nonzeros and as many uniform indices a step; None:
+    max(1000, nnz / 1000)), loss_samples (the fixed set estimating the loss after each epoch;
+    None: max(10^5, nnz / 10)), rate (Adam's step size), max_fails (epochs that raised the loss
+    before the run stops), seed (the random start and the samples), device and dtype as cp_als.
+    callback(epoch, loss, seconds) runs after each epoch; returning False stops the run; Ctrl-C
+    stops it with the model so far. Returns a KTensor (normalized, components by decreasing
+    weight) with .losses (the estimate after each epoch), .seconds, .stop_reason ("epochs",
+    "max_fails", "callback" or "interrupted") and .initial_loss.
+    """
+    if not isinstance(X, SparseTensor):
+        raise TypeError(f"grain.gcp: X is a {type(X).__name__}; give a grain.SparseTensor")
+    if seed is None:
+        seed = secrets.randbits(62)
+    r = _grain._gcp(X, int(rank), str(loss), int(epochs), int(iters), int(samples or 0), int(loss_samples or 0),
+                    float(rate), int(max_fails), int(seed), str(device), dtype, callback)
+    lib, dev = X.array_library, r["backend"]
+    M = KTensor(_as_library(r["weights"], lib, dev), [_as_library(f, lib, dev) for f in r["factors"]],
+                seconds=r["seconds"], stop_reason=r["stop_reason"], seed=seed, backend=r["backend"],
+                losses=r["losses"])
+    M.initial_loss = r["initial_loss"]
+    return M
+
+
+def factor_match_score(A, B, weights=True):
+    """The factor match score of two KTensors of the same shape (the Tensor Toolbox's score): 1 when
+    their components agree up to order and scaling, 0 when none match. weights=False compares the
+    factors alone. Returns (score, pairs), pairs as (component of A, component of B, its score)."""
+    for name, K in (("A", A), ("B", B)):
+        if not isinstance(K, KTensor):
+            raise TypeError(f"grain.factor_match_score: {name} is a {type(K).__name__}; give a grain.KTensor")
+    return _grain._factor_match_score(_numpy(A.weights), [_numpy(f) for f in A.factors], _numpy(B.weights),
+                                      [_numpy(f) for f in B.factors], bool(weights))

@@ -26,6 +26,7 @@
 #include "grain/contract/contract.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/cp/cp_als.hpp"
+#include "grain/cp/score.hpp"
 #include "grain/sparse/io.hpp"
 
 #if defined(GRAIN_ENABLE_OPENMP)
@@ -492,6 +493,61 @@ PySparse sparse_new(py::handle indices, py::handle values, py::handle shape, py:
 
 enum class Stop { Converged, MaxIters, Callback, Interrupted };
 
+// Between a run's iterations (or epochs), with the GIL: Ctrl-C (a pending SIGINT raises
+// KeyboardInterrupt in PyErr_CheckSignals) and a KeyboardInterrupt from the callback stop the run
+// and keep the factors so far; a false return value (not None) stops it; any other exception from
+// the callback stops it and is raised after the run.
+struct RunWatcher {
+  explicit RunWatcher(py::handle cb) : callback(cb) {}
+  py::handle callback;
+  Stop stop = Stop::MaxIters;
+  std::optional<py::error_already_set> error;
+
+  template <class... A>
+  bool go_on(A... args) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) return caught(py::error_already_set());
+    if (callback.is_none()) return true;
+    try {
+      const py::object r = callback(args...);
+      if (!r.is_none() && PyObject_IsTrue(r.ptr()) == 0) {
+        stop = Stop::Callback;
+        return false;
+      }
+    } catch (py::error_already_set& e) {
+      return caught(std::move(e));
+    }
+    return true;
+  }
+  bool caught(py::error_already_set e) {
+    if (e.matches(PyExc_KeyboardInterrupt)) stop = Stop::Interrupted;
+    else error.emplace(std::move(e));
+    return false;
+  }
+};
+
+const char* stop_name(Stop s) {
+  static const char* const kStop[] = {"converged", "maxiters", "callback", "interrupted"};
+  return kStop[static_cast<int>(s)];
+}
+
+// The back end a `device` argument names: auto (the GPU when there is one), cpu (OpenMP when built
+// with it), or a back end's own name; one that cannot run here is a ValueError saying why.
+std::string backend_for(const std::string& device, const char* fn) {
+  std::string backend = device;
+  if (device == "auto") {
+    backend = default_backend();
+  } else if (device == "cpu") {
+    const auto have = available_backends();
+    backend = std::find(have.begin(), have.end(), "openmp") != have.end() ? "openmp" : "serial";
+  } else if (device != "cuda" && device != "openmp" && device != "serial") {
+    raise(PyExc_ValueError, std::string(fn) + ": unknown device '" + device + "' (auto, cpu, cuda, openmp or serial)");
+  }
+  const std::string why = backend_unavailable_reason(backend);
+  if (!why.empty()) raise(PyExc_ValueError, std::string(fn) + ": device '" + device + "': " + why);
+  return backend;
+}
+
 template <class T>
 py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiters, double tol, std::uint64_t seed,
                       py::handle init_weights, py::handle init_factors, const std::string& mttkrp,
@@ -522,44 +578,18 @@ py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiter
       raise(PyExc_ValueError, "grain.cp_als: init weights must have shape (" + std::to_string(rank) + ",)");
     std::memcpy(M.lambda.data(), w.data(), sizeof(T) * rank);
   }
-  // Between iterations, with the GIL: Ctrl-C (a pending SIGINT raises KeyboardInterrupt in
-  // PyErr_CheckSignals) and a KeyboardInterrupt from the callback stop the run and keep the
-  // factors so far; any other exception from the callback stops it and is raised after.
-  Stop stop = Stop::MaxIters;
-  std::optional<py::error_already_set> error;
-  opt.after_iteration = [&](const cp::CpAlsIteration& it) -> bool {
-    py::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) {
-      py::error_already_set e;
-      if (e.matches(PyExc_KeyboardInterrupt)) stop = Stop::Interrupted;
-      else error.emplace(std::move(e));
-      return false;
-    }
-    if (callback.is_none()) return true;
-    try {
-      const py::object r = callback(it.iteration, it.fit, it.seconds);
-      if (!r.is_none() && PyObject_IsTrue(r.ptr()) == 0) {
-        stop = Stop::Callback;
-        return false;
-      }
-    } catch (py::error_already_set& e) {
-      if (e.matches(PyExc_KeyboardInterrupt)) stop = Stop::Interrupted;
-      else error.emplace(std::move(e));
-      return false;
-    }
-    return true;
-  };
+  RunWatcher watch(callback);
+  opt.after_iteration = [&](const cp::CpAlsIteration& it) { return watch.go_on(it.iteration, it.fit, it.seconds); };
   cp::CpAlsResult res;
   {
     py::gil_scoped_release nogil;
     res = cp_als_on_backend<T>(backend, X, M, opt);
   }
-  if (error) throw *error;
+  if (watch.error) throw *watch.error;
+  Stop stop = watch.stop;
   if (!res.stopped && !res.iterations.empty()) {
     const auto& last = res.iterations.back();
     stop = last.iteration > 1 && last.change < tol ? Stop::Converged : Stop::MaxIters;
-  } else if (res.stopped && stop == Stop::MaxIters) {
-    stop = Stop::Callback;
   }
   py::list factors, algorithms, fits, seconds, mttkrp_seconds;
   for (int m = 0; m < M.ndims(); ++m) factors.append(numpy_view(M.factors[m], true));
@@ -569,33 +599,103 @@ py::dict cp_als_typed(const SparseTensor<T, HostSpace>& X, int rank, int maxiter
     seconds.append(it.seconds);
     mttkrp_seconds.append(it.mttkrp_seconds);
   }
-  static const char* const kStop[] = {"converged", "maxiters", "callback", "interrupted"};
   return py::dict("weights"_a = numpy_view(M.lambda, true), "factors"_a = factors, "fits"_a = fits,
                   "seconds"_a = seconds, "mttkrp_seconds"_a = mttkrp_seconds, "algorithms"_a = algorithms,
-                  "setup_seconds"_a = res.setup_seconds, "stop_reason"_a = kStop[static_cast<int>(stop)],
+                  "setup_seconds"_a = res.setup_seconds, "stop_reason"_a = stop_name(stop),
                   "used_pseudo_inverse"_a = res.used_pseudo_inverse, "backend"_a = backend);
 }
 
 py::dict cp_als(const PySparse& X, int rank, int maxiters, double tol, std::uint64_t seed, py::handle init_weights,
                 py::handle init_factors, const std::string& mttkrp, const std::string& device, py::handle dtype,
                 py::handle callback) {
-  // auto: the GPU when there is one; cpu: OpenMP when built with it; a back end's own name.
-  std::string backend = device;
-  if (device == "auto") {
-    backend = default_backend();
-  } else if (device == "cpu") {
-    const auto have = available_backends();
-    backend = std::find(have.begin(), have.end(), "openmp") != have.end() ? "openmp" : "serial";
-  } else if (device != "cuda" && device != "openmp" && device != "serial") {
-    raise(PyExc_ValueError, "grain.cp_als: unknown device '" + device + "' (auto, cpu, cuda, openmp or serial)");
-  }
-  const std::string why = backend_unavailable_reason(backend);
-  if (!why.empty()) raise(PyExc_ValueError, "grain.cp_als: device '" + device + "': " + why);
+  const std::string backend = backend_for(device, "grain.cp_als");
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
     raise(PyExc_TypeError, "grain.cp_als: callback must be callable as callback(iteration, fit, seconds)");
   if (is_double(dtype, X.is_double(), "grain.cp_als"))
     return cp_als_typed(X.as<double>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, backend, callback);
   return cp_als_typed(X.as<float>(), rank, maxiters, tol, seed, init_weights, init_factors, mttkrp, backend, callback);
+}
+
+// ---- GCP ----------------------------------------------------------------------------------------
+
+template <class T>
+py::dict gcp_typed(const SparseTensor<T, HostSpace>& X, int rank, const cp::GcpSgdOptions& opt,
+                   const std::string& backend, py::handle callback) {
+  if (rank < 1) raise(PyExc_ValueError, "grain.gcp: rank " + std::to_string(rank) + " must be at least 1");
+  cp::Ktensor<T, HostSpace> M = cp::random_ktensor<T, HostSpace>(X.dims(), rank, opt.seed);
+  RunWatcher watch(callback);
+  const auto after = [&](const cp::GcpSgdEpoch& e) { return watch.go_on(e.epoch, e.loss, e.seconds); };
+  cp::GcpSgdResult res;
+  {
+    py::gil_scoped_release nogil;
+    res = gcp_on_backend<T>(backend, X, M, opt, after);
+  }
+  if (watch.error) throw *watch.error;
+  const bool all = static_cast<int>(res.epochs.size()) == opt.epochs;
+  py::list factors, losses, seconds, rates, failed;
+  for (int m = 0; m < M.ndims(); ++m) factors.append(numpy_view(M.factors[m], true));
+  for (const auto& e : res.epochs) {
+    losses.append(e.loss);
+    seconds.append(e.seconds);
+    rates.append(e.rate);
+    failed.append(e.failed);
+  }
+  const char* stop = watch.stop != Stop::MaxIters ? stop_name(watch.stop) : all ? "epochs" : "max_fails";
+  return py::dict("weights"_a = numpy_view(M.lambda, true), "factors"_a = factors, "losses"_a = losses,
+                  "seconds"_a = seconds, "rates"_a = rates, "failed"_a = failed,
+                  "initial_loss"_a = res.initial_loss, "stop_reason"_a = stop, "backend"_a = backend,
+                  "sampled_entries"_a = res.sampled_entries);
+}
+
+py::dict gcp(const PySparse& X, int rank, const std::string& loss, int epochs, int iters, long long samples,
+             long long loss_samples, double rate, int max_fails, std::uint64_t seed, const std::string& device,
+             py::handle dtype, py::handle callback) {
+  const std::string backend = backend_for(device, "grain.gcp");
+  if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+    raise(PyExc_TypeError, "grain.gcp: callback must be callable as callback(epoch, loss, seconds)");
+  cp::GcpSgdOptions opt;
+  opt.loss = cp::parse_gcp_loss(loss);
+  opt.epochs = epochs;
+  opt.iters = iters;
+  opt.gradient_samples = samples;
+  opt.loss_samples = loss_samples;
+  opt.rate = rate;
+  opt.max_fails = max_fails;
+  opt.seed = seed;
+  if (is_double(dtype, X.is_double(), "grain.gcp")) return gcp_typed(X.as<double>(), rank, opt, backend, callback);
+  return gcp_typed(X.as<float>(), rank, opt, backend, callback);
+}
+
+// The factor match score of two models given as (weights, factors) in double.
+py::tuple factor_match_score(py::handle wa, py::handle fa, py::handle wb, py::handle fb, bool weights) {
+  auto to_ktensor = [](py::handle w, py::handle f, const char* name) {
+    auto lambda = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(w);
+    const py::list fs(py::reinterpret_borrow<py::object>(f));
+    if (!lambda || lambda.ndim() != 1)
+      raise(PyExc_ValueError, std::string("grain.factor_match_score: ") + name + "'s weights must be one-dimensional");
+    const int R = static_cast<int>(lambda.shape(0));
+    std::vector<index_type> dims;
+    std::vector<py::array_t<double, py::array::c_style | py::array::forcecast>> arrays;
+    for (auto x : fs) {
+      auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(x);
+      if (!a || a.ndim() != 2 || a.shape(1) != R)
+        raise(PyExc_ValueError, std::string("grain.factor_match_score: ") + name + "'s factor " +
+                                    std::to_string(arrays.size()) + " must have shape (I, " + std::to_string(R) + ")");
+      dims.push_back(a.shape(0));
+      arrays.push_back(a);
+    }
+    cp::Ktensor<double, HostSpace> K(dims, R);
+    std::memcpy(K.lambda.data(), lambda.data(), sizeof(double) * R);
+    for (std::size_t m = 0; m < arrays.size(); ++m)
+      std::memcpy(K.factors[m].data(), arrays[m].data(), sizeof(double) * arrays[m].size());
+    return K;
+  };
+  cp::FactorMatchOptions o;
+  o.weight_penalty = weights;
+  const auto r = cp::factor_match_score(to_ktensor(wa, fa, "A"), to_ktensor(wb, fb, "B"), o);
+  py::list pairs;
+  for (const auto& p : r.pairs) pairs.append(py::make_tuple(p.a, p.b, p.score));
+  return py::make_tuple(r.score, pairs);
 }
 
 // ---- the module ---------------------------------------------------------------------------------
@@ -688,6 +788,9 @@ PYBIND11_MODULE(_grain, m) {
                ", dtype=" + (x.is_double() ? "float64" : "float32") + ")";
       });
 
+  m.def("_gcp", &gcp, "X"_a, "rank"_a, "loss"_a, "epochs"_a, "iters"_a, "samples"_a, "loss_samples"_a, "rate"_a,
+        "max_fails"_a, "seed"_a, "device"_a, "dtype"_a, "callback"_a);
+  m.def("_factor_match_score", &factor_match_score, "wa"_a, "fa"_a, "wb"_a, "fb"_a, "weights"_a);
   m.def("_cp_als", &cp_als, "X"_a, "rank"_a, "maxiters"_a, "tol"_a, "seed"_a, "init_weights"_a, "init_factors"_a,
         "mttkrp"_a, "device"_a, "dtype"_a, "callback"_a);
 }
