@@ -39,7 +39,7 @@ struct Reference {
 template <class T>
 Reference make_reference(const impl::ContractShape& s) {
   Reference ref;
-  const std::int64_t Lf = s.family() == 2 ? s.L : 1, Rf = s.family() >= 1 ? s.R : 1, K = s.K();
+  const std::int64_t Lf = s.left_fields() ? s.L : 1, Rf = s.right_fields() ? s.R : 1, K = s.K();
   // About 3e7 multiply-adds in all; at least the first and the last cell.
   const double per_cell = double(Lf) * double(Rf) * double(K) + 1;
   const std::int64_t n = std::min<std::int64_t>(
@@ -103,7 +103,7 @@ bool check_output(const impl::ContractShape& s, const Reference& ref, const V& o
       return false;
     }
   const double tol = 2.0 * double(s.K() + 8) * double(std::numeric_limits<T>::epsilon());
-  const std::int64_t Lf = s.family() == 2 ? s.L : 1, Rf = s.family() >= 1 ? s.R : 1;
+  const std::int64_t Lf = s.left_fields() ? s.L : 1, Rf = s.right_fields() ? s.R : 1;
   for (std::size_t j = 0; j < ref.cells.size(); ++j)
     for (std::int64_t l = 0; l < Lf; ++l)
       for (std::int64_t r = 0; r < Rf; ++r) {

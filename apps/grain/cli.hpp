@@ -57,5 +57,6 @@ void add_cp_commands(CLI::App& app);      // cp_cli.cpp: cp-als, generate, score
 void add_bench_commands(CLI::App& app);   // bench_cli.cpp: bench core|paper|contract|mttkrp
 void add_tune_command(CLI::App& app);     // tune_cli.cpp
 void add_gcp_command(CLI::App& app);      // gcp_cli.cpp
+void add_contract_command(CLI::App& app);  // contract_cli.cpp
 
 }  // namespace grain::cli

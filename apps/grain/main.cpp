@@ -123,6 +123,7 @@ int main_entry(int argc, char** argv, bool run_action) {
   add_bench_commands(app);
   add_tune_command(app);
   add_gcp_command(app);
+  add_contract_command(app);
   bool no_bandwidth = false;
   CLI::App* info = app.add_subcommand("info", "version, back ends, GPU, threads, quick copy bandwidth");
   info->add_flag("--no-bandwidth", no_bandwidth, "skip the copy-bandwidth measurement");

@@ -4,3 +4,4 @@
 #include "grain/core.hpp"
 #include "grain/cp.hpp"
 #include "grain/contract/contract.hpp"
+#include "grain/contract/plan.hpp"

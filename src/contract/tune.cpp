@@ -157,7 +157,7 @@ ContractTuneResult contract_tune(const ContractTuneOptions& opt,
           const impl::ContractShape s =
               impl::contract_shape_at_budget(k, fields, P, budget, dtype == "float" ? 4 : 8);
           const ContractTuningKey key =
-              contract_tuning_key(k, dtype, layout_left && s.C > 1, s.L, s.R, s.K(), exec);
+              contract_tuning_key(k, dtype, layout_left && s.C > 1, s.L, s.R, s.K(), s.C, exec);
           if (table.find(key)) {  // this shape class is measured already
             progress.add(1);
             continue;

@@ -85,9 +85,9 @@ ContractTuningTable ContractTuningTable::parse(std::istream& in, const std::stri
       continue;
     }
     std::vector<std::string> f = split_tabs(s);
-    if (f.size() != 10)
-      impl::throw_error(where, ": expected 10 TAB-separated fields (device, backend, kernel, dtype, "
-                        "layout, L, R, K, algorithm, ms), got ", f.size());
+    if (f.size() != 11)
+      impl::throw_error(where, ": expected 11 TAB-separated fields (device, backend, kernel, dtype, "
+                        "layout, L, R, K, C, algorithm, ms), got ", f.size());
     ContractTuningEntry e;
     e.key.device = trim(f[0]);
     e.key.backend = trim(f[1]);
@@ -107,7 +107,8 @@ ContractTuningTable ContractTuningTable::parse(std::istream& in, const std::stri
     e.key.l_class = parse_class(trim(f[5]), where, "L");
     e.key.r_class = parse_class(trim(f[6]), where, "R");
     e.key.k_class = parse_class(trim(f[7]), where, "K");
-    const std::string alg = trim(f[8]);
+    e.key.c_class = parse_class(trim(f[8]), where, "C");
+    const std::string alg = trim(f[9]);
     try {
       e.algorithm = parse_contract_algorithm(alg);
     } catch (const Error&) {
@@ -115,7 +116,7 @@ ContractTuningTable ContractTuningTable::parse(std::istream& in, const std::stri
     }
     if (e.algorithm == ContractAlgorithm::Auto)
       impl::throw_error(where, ": the algorithm must be a concrete one, not 'auto'");
-    const std::string ms = trim(f[9]);
+    const std::string ms = trim(f[10]);
     char* end = nullptr;
     e.ms = std::strtod(ms.c_str(), &end);
     if (ms.empty() || end != ms.c_str() + ms.size() || !(e.ms >= 0))
@@ -136,13 +137,13 @@ ContractTuningTable ContractTuningTable::load(const std::string& path) {
 void ContractTuningTable::write(std::ostream& out) const {
   out << kMagic << ' ' << kVersion << '\n';
   out << "# written by `grain tune`; read by grain's contraction Auto (grain/contract/tuning.hpp)\n";
-  out << "# device\tbackend\tkernel\tdtype\tlayout\tL\tR\tK\talgorithm\tms"
-         "   (L, R, K: ceil(log2(extent)))\n";
+  out << "# device\tbackend\tkernel\tdtype\tlayout\tL\tR\tK\tC\talgorithm\tms"
+         "   (L, R, K, C: ceil(log2(extent)))\n";
   for (const auto& [k, e] : entries_) {
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.6g", e.ms);
     out << k.device << '\t' << k.backend << '\t' << k.kernel << '\t' << k.dtype << '\t' << k.layout
-        << '\t' << k.l_class << '\t' << k.r_class << '\t' << k.k_class << '\t'
+        << '\t' << k.l_class << '\t' << k.r_class << '\t' << k.k_class << '\t' << k.c_class << '\t'
         << contract_algorithm_name(e.algorithm) << '\t' << ms << '\n';
   }
 }
@@ -227,6 +228,7 @@ struct TuningState {
   std::string host_name, gpu_name;
   std::set<std::string> warned;              // back ends already warned about
   std::map<std::string, bool> has_backend;   // does the file cover this device and back end?
+  ContractTuningTable plans;                 // measured in this process (plan.hpp)
 };
 
 TuningState& state() {
@@ -283,7 +285,7 @@ std::string contract_tuning_device(ContractExec e) {
 
 ContractTuningKey contract_tuning_key(ContractKernel kernel, const std::string& dtype,
                                       bool cells_fastest, index_type L, index_type R, index_type K,
-                                      ContractExec e) {
+                                      index_type C, ContractExec e) {
   ContractTuningKey k;
   k.device = contract_tuning_device(e);
   k.backend = contract_exec_name(e);
@@ -293,6 +295,7 @@ ContractTuningKey contract_tuning_key(ContractKernel kernel, const std::string& 
   k.l_class = contract_shape_class(L);
   k.r_class = contract_shape_class(R);
   k.k_class = contract_shape_class(K);
+  k.c_class = contract_shape_class(C);
   return k;
 }
 
@@ -300,14 +303,27 @@ namespace impl {
 
 ContractAlgorithm contract_tuned_algorithm(ContractKernel kernel, bool is_double,
                                            bool cells_fastest, index_type L, index_type R,
-                                           index_type K, ContractExec e) {
+                                           index_type K, index_type C, ContractExec e,
+                                           std::string* source) {
   TuningState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  load_locked(s);
-  if (!s.usable) return ContractAlgorithm::Auto;
+  if (source) source->clear();
   ContractTuningKey k;
   k.device = device_locked(s, e);
   k.backend = contract_exec_name(e);
+  k.kernel = contract_kernel_name(kernel);
+  k.dtype = is_double ? "double" : "float";
+  k.layout = cells_fastest ? "left" : "right";
+  k.l_class = contract_shape_class(L);
+  k.r_class = contract_shape_class(R);
+  k.k_class = contract_shape_class(K);
+  k.c_class = contract_shape_class(C);
+  if (const ContractTuningEntry* planned = s.plans.find(k)) {
+    if (source) *source = "plan cache";
+    return planned->algorithm;
+  }
+  load_locked(s);
+  if (!s.usable) return ContractAlgorithm::Auto;
   auto cached = s.has_backend.find(k.backend);
   if (cached == s.has_backend.end())
     cached = s.has_backend.emplace(k.backend, s.table.has(k.device, k.backend)).first;
@@ -317,14 +333,53 @@ ContractAlgorithm contract_tuned_algorithm(ContractKernel kernel, bool is_double
            "' and back end " + k.backend + " (run `grain tune` on this machine)");
     return ContractAlgorithm::Auto;
   }
-  k.kernel = contract_kernel_name(kernel);
-  k.dtype = is_double ? "double" : "float";
-  k.layout = cells_fastest ? "left" : "right";
-  k.l_class = contract_shape_class(L);
-  k.r_class = contract_shape_class(R);
-  k.k_class = contract_shape_class(K);
   const ContractTuningEntry* hit = s.table.find(k);
+  if (hit && source) *source = s.path;
   return hit ? hit->algorithm : ContractAlgorithm::Auto;
+}
+
+ContractAlgorithm contract_plan_cache_find(const ContractTuningKey& k) {
+  TuningState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  const ContractTuningEntry* e = s.plans.find(k);
+  return e ? e->algorithm : ContractAlgorithm::Auto;
+}
+
+void contract_plan_cache_set(const ContractTuningEntry& e) {
+  TuningState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.plans.set(e);
+}
+
+void contract_plan_cache_clear() {
+  TuningState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.plans = ContractTuningTable();
+}
+
+std::size_t contract_plan_cache_size() {
+  TuningState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.plans.size();
+}
+
+void contract_tuning_save_entry(const ContractTuningEntry& e, const std::string& path) {
+  const std::string file = path.empty() ? contract_tuning_path() : path;
+  if (file.empty())
+    throw_error("grain: no tuning file to save the plan to: name one (GRAIN_TUNING_FILE is 'off')");
+  ContractTuningTable t;
+  try {
+    t = ContractTuningTable::load(file);
+  } catch (const std::exception&) {
+    t = ContractTuningTable();  // missing or unreadable: started afresh
+  }
+  t.set(e);
+  t.save(file);
+  TuningState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.loaded = false;  // Auto reads the file again
+  s.usable = false;
+  s.has_backend.clear();
 }
 
 void contract_tuning_reset(const std::string& device_override) {

@@ -44,7 +44,7 @@ TEST(ContractTune, QuickSerialRunWritesApplicableWinners) {
   const std::string path = temp_path("quick.txt");
   {
     std::ofstream f(path);
-    f << "grain-contract-tuning 1\nanother-device\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\ttile\t0.5\n";
+    f << "grain-contract-tuning 2\nanother-device\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\t3\ttile\t0.5\n";
   }
   ::setenv("GRAIN_TUNING_FILE", "/nonexistent/grain-tuning.txt", 1);
 

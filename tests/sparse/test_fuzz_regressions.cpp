@@ -57,16 +57,16 @@ TEST(FuzzRegressions, KtensorValueBeyondFloatIsAnError) {
 // "3<NUL>junk" read as 3 and a damaged file passed as a valid one.
 TEST(FuzzRegressions, TuningNumberWithNulByteIsAnError) {
   using namespace std::string_literals;
-  const std::string head = "grain-contract-tuning 1\n"s;
-  const std::string good = "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\tflat\t0.4\n"s;
+  const std::string head = "grain-contract-tuning 2\n"s;
+  const std::string good = "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\t3\tflat\t0.4\n"s;
   const auto parse = [](const std::string& text) {
     std::istringstream in(text);
     return grain::ContractTuningTable::parse(in, "tuning.txt");
   };
   EXPECT_EQ(parse(head + good).size(), 1u);
-  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\0junk\t3\t3\tflat\t0.4\n"s); },
+  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\0junk\t3\t3\t3\tflat\t0.4\n"s); },
                {"tuning.txt:2:", "shape class L must be an integer"});
-  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\tflat\t0.4\0\n"s); },
+  expect_error([&] { (void)parse(head + "CPU\tserial\tFieldFieldScalar\tdouble\tright\t3\t3\t3\t3\tflat\t0.4\0\n"s); },
                {"tuning.txt:2:", "the time must be a number"});
 }
 

@@ -129,10 +129,12 @@ Timing time_adaptive(Fn&& fn, int reps) {
 struct ContractShape {
   ContractKernel kernel = ContractKernel::DataDataScalar;
   std::int64_t C = 0, L = 1, R = 1, P = 0, D1 = 1, D2 = 1;
-  int family() const { return contract_kernel_family(kernel); }
+  ContractFamily family() const { return contract_kernel_family(kernel); }
   std::int64_t K() const { return P * D1 * D2; }
-  std::int64_t left_cell() const { return (family() == 2 ? L : 1) * K(); }
-  std::int64_t right_cell() const { return (family() >= 1 ? R : 1) * K(); }
+  bool left_fields() const { return family() == ContractFamily::FieldField; }
+  bool right_fields() const { return family() != ContractFamily::DataData; }
+  std::int64_t left_cell() const { return (left_fields() ? L : 1) * K(); }
+  std::int64_t right_cell() const { return (right_fields() ? R : 1) * K(); }
 };
 
 // docs/benchmarks.md's cases: hexahedra of order q, (q+1)^3 fields and (q+2)^3 points.
@@ -150,9 +152,9 @@ inline ContractShape contract_shape_at_budget(ContractKernel kernel, std::int64_
   ContractShape s;
   s.kernel = kernel;
   s.P = P;
-  const int fam = contract_kernel_family(kernel), nk = contract_kernel_contracted(kernel);
-  s.L = fam == 2 ? fields : 1;
-  s.R = fam >= 1 ? fields : 1;
+  const int nk = contract_kernel_contracted(kernel);
+  s.L = s.left_fields() ? fields : 1;
+  s.R = s.right_fields() ? fields : 1;
   s.D1 = nk >= 2 ? 3 : 1;
   s.D2 = nk >= 3 ? 3 : 1;
   const double per_cell = double(std::max(s.left_cell(), s.right_cell())) * double(elem_bytes);

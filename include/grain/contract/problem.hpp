@@ -87,13 +87,32 @@ inline const char* contract_function_name(ContractKernel k) {
   return "?";
 }
 
-// 0: DataData, 1: DataField, 2: FieldField.
-inline constexpr int contract_kernel_family(ContractKernel k) { return static_cast<int>(k) / 3; }
+// The three kinds of contraction: which operands carry a field index.
+enum class ContractFamily {
+  DataData,   // out (C): no field index
+  DataField,  // out (C,F): the right operand's fields
+  FieldField  // out (C,L,R): left and right fields
+};
+inline constexpr ContractFamily contract_kernel_family(ContractKernel k) {
+  return static_cast<ContractFamily>(static_cast<int>(k) / 3);
+}
+inline const char* contract_family_name(ContractFamily f) {
+  switch (f) {
+    case ContractFamily::DataData: return "DataData";
+    case ContractFamily::DataField: return "DataField";
+    case ContractFamily::FieldField: return "FieldField";
+  }
+  return "?";
+}
 // Number of contracted indices: 1 (Scalar), 2 (Vector), 3 (Tensor).
 inline constexpr int contract_kernel_contracted(ContractKernel k) { return static_cast<int>(k) % 3 + 1; }
-// The kernel of a family (0, 1, 2) with NK contracted indices (1, 2, 3).
+// The kernel of a family (0 DataData, 1 DataField, 2 FieldField: the templates' encoding) with NK
+// contracted indices (1, 2, 3).
 inline constexpr ContractKernel contract_kernel_of(int family, int nk) {
   return static_cast<ContractKernel>(3 * family + nk - 1);
+}
+inline constexpr ContractKernel contract_kernel_of(ContractFamily family, int nk) {
+  return contract_kernel_of(static_cast<int>(family), nk);
 }
 
 namespace impl {
@@ -191,11 +210,11 @@ struct ContractProblem {
   // Float DataField with fewer than 100000 threads of 4 cells takes 2-cell packs where those make
   // at least 50000 threads: twice the threads, faster on DataFieldTensor Q3 float.
   int flat_cell_pack() const {
-    if (contract_kernel_family(kernel) == 2) return 0;
+    if (contract_kernel_family(kernel) == ContractFamily::FieldField) return 0;
     constexpr index_type W = 16 / sizeof(T);
     const index_type v = cells_packed(W) ? W : (sizeof(T) == 4 && cells_packed(2) ? 2 : 0);
     if (v == 0) return 0;
-    if (v == 4 && sizeof(T) == 4 && contract_kernel_family(kernel) == 1 && C / 4 * L * R < 100000 &&
+    if (v == 4 && sizeof(T) == 4 && contract_kernel_family(kernel) == ContractFamily::DataField && C / 4 * L * R < 100000 &&
         C / 2 * L * R >= 50000)
       return 2;
     return C / v * L * R >= (sizeof(T) == 4 ? 50000 : 100000) ? static_cast<int>(v) : 0;
@@ -207,7 +226,7 @@ struct ContractProblem {
   // than they save; even C takes the 2-cell packs (flat_cell_pack).
   bool flat_cell_shift() const {
     auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-    return sizeof(T) == 4 && contract_kernel_family(kernel) != 2 && a_c == 1 && b_c == 1 && !cells_packed(2) &&
+    return sizeof(T) == 4 && contract_kernel_family(kernel) != ContractFamily::FieldField && a_c == 1 && b_c == 1 && !cells_packed(2) &&
            aligned(a) && aligned(b) && K <= 72 && (C + 3) / 4 * L * R >= (index_type(1) << 18);
   }
   // Whether K may be read 16 bytes (V = 16 / sizeof(T) elements) at a time: unit-stride and one

@@ -3,13 +3,16 @@
 //
 // Format (plain text, one entry per line, fields separated by TABs; '#' starts a comment line):
 //
-//   grain-contract-tuning 1
-//   # device  backend  kernel  dtype  layout  L  R  K  algorithm  ms
-//   NVIDIA H100 80GB HBM3  cuda  FieldFieldScalar  double  left  3  3  3  flat  0.412
+//   grain-contract-tuning 2
+//   # device  backend  kernel  dtype  layout  L  R  K  C  algorithm  ms
+//   NVIDIA H100 80GB HBM3  cuda  FieldFieldScalar  double  left  3  3  3  19  flat  0.412
 //
-// L, R and K are shape classes, contract_shape_class(n) = ceil(log2(n)) (0 for n <= 1): the
+// L, R, K and C are shape classes, contract_shape_class(n) = ceil(log2(n)) (0 for n <= 1): the
 // benchmark cases Q1..Q4 have L = R = 3, 5, 6, 7. `layout` is "left" when the cells are the
 // unit-stride index of both inputs (LayoutLeft), else "right". `ms` is informative only.
+//
+// The same keys index the process-wide cache of measured plans (plan.hpp): Auto consults that
+// cache first, then the file, then its model.
 //
 // Where Auto looks: $GRAIN_TUNING_FILE when set (the value "off" disables tuning), else
 // $XDG_CONFIG_HOME/grain/contract-tuning.txt, else $HOME/.config/grain/contract-tuning.txt.
@@ -39,10 +42,10 @@ struct ContractTuningKey {
   std::string kernel;   // contract_kernel_name(), e.g. "FieldFieldScalar"
   std::string dtype;    // "float" | "double"
   std::string layout;   // "left" | "right"
-  int l_class = 0, r_class = 0, k_class = 0;
+  int l_class = 0, r_class = 0, k_class = 0, c_class = 0;
 
   auto tie() const {
-    return std::tie(device, backend, kernel, dtype, layout, l_class, r_class, k_class);
+    return std::tie(device, backend, kernel, dtype, layout, l_class, r_class, k_class, c_class);
   }
   bool operator<(const ContractTuningKey& o) const { return tie() < o.tie(); }
   bool operator==(const ContractTuningKey& o) const { return tie() == o.tie(); }
@@ -56,7 +59,7 @@ struct ContractTuningEntry {
 
 class ContractTuningTable {
  public:
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;
   static constexpr const char* kMagic = "grain-contract-tuning";
 
   // Parses the text format. Raises grain::Error naming `source`:line for a wrong header or
@@ -94,21 +97,41 @@ std::string contract_tuning_device(ContractExec e);
 // The shape class key of a call (device and back end included).
 ContractTuningKey contract_tuning_key(ContractKernel kernel, const std::string& dtype,
                                       bool cells_fastest, index_type L, index_type R, index_type K,
-                                      ContractExec e);
+                                      index_type C, ContractExec e);
 
 namespace impl {
 
-// Auto's lookup: the tuned algorithm for this call, or ContractAlgorithm::Auto when there is no
-// usable entry. Loads the file once per process (thread-safe) and warns at most once per problem.
+// Auto's lookup: the measured algorithm for this call's shape class, from the plan cache or else
+// the tuning file, or ContractAlgorithm::Auto when there is none. Loads the file once per process
+// (thread-safe) and warns at most once per problem. `source` (optional) receives where the
+// answer came from: "plan cache", the file's path, or "" for none.
 ContractAlgorithm contract_tuned_algorithm(ContractKernel kernel, bool is_double,
                                            bool cells_fastest, index_type L, index_type R,
-                                           index_type K, ContractExec e);
+                                           index_type K, index_type C, ContractExec e,
+                                           std::string* source = nullptr);
 
 template <class T>
-ContractAlgorithm contract_tuned_algorithm(const ContractProblem<T>& p, ContractExec e) {
-  return contract_tuned_algorithm(p.kernel, std::is_same_v<T, double>, p.cells_fastest(), p.L,
-                                  p.R, p.K, e);
+ContractTuningKey contract_tuning_key_of(const ContractProblem<T>& p, ContractExec e) {
+  return contract_tuning_key(p.kernel, std::is_same_v<T, double> ? "double" : "float", p.cells_fastest(), p.L, p.R,
+                             p.K, p.C, e);
 }
+
+template <class T>
+ContractAlgorithm contract_tuned_algorithm(const ContractProblem<T>& p, ContractExec e,
+                                           std::string* source = nullptr) {
+  return contract_tuned_algorithm(p.kernel, std::is_same_v<T, double>, p.cells_fastest(), p.L,
+                                  p.R, p.K, p.C, e, source);
+}
+
+// The process-wide cache of measured plans (plan.hpp), keyed as the tuning file.
+ContractAlgorithm contract_plan_cache_find(const ContractTuningKey& k);
+void contract_plan_cache_set(const ContractTuningEntry& e);
+void contract_plan_cache_clear();
+std::size_t contract_plan_cache_size();
+// Adds `e` to the tuning file at `path` ("" the file Auto reads), keeping its other entries (a
+// file that is missing or unreadable is started afresh), and makes Auto read the file again.
+// grain::Error when there is no file to write or it cannot be written.
+void contract_tuning_save_entry(const ContractTuningEntry& e, const std::string& path);
 
 // For tests and `grain tune`: forget the loaded file so the next lookup reads the environment
 // again; `device_override` (when non-empty) replaces the device name of every back end.

@@ -1064,7 +1064,7 @@ void contract_block_host_gemm(const ContractProblem<T>& p) {
 template <class Exec, class T>
 void contract_block(const ContractProblem<T>& p) {
   if constexpr (is_host_execution_space_v<Exec>) {
-    if (contract_kernel_family(p.kernel) == 2) return contract_block_host_gemm<Exec, T>(p);
+    if (contract_kernel_family(p.kernel) == ContractFamily::FieldField) return contract_block_host_gemm<Exec, T>(p);
   }
   if (p.L == 1) {
     contract_block_with<Exec, T, 1, 8>(p);
