@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <tuple>
 
 #include "common/ceilings.hpp"
 #include "common/report.hpp"
 #include "contract_measure.hpp"
+#include "grain/contract/tuning.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/core/progress.hpp"
 
@@ -73,6 +75,10 @@ struct SuiteRun {
   std::vector<ContractKernel> sweep_kernels;
   std::vector<double> sweep_p, sweep_budgets;
   std::int64_t sweep_fields = 8;
+  // The held-out sweep.
+  bool random = false;
+  int count = 0;
+  std::uint64_t seed = 1;
 };
 
 SuiteRun resolve(const ContractSuiteOptions& o, const std::string& backend) {
@@ -119,6 +125,13 @@ SuiteRun resolve(const ContractSuiteOptions& o, const std::string& backend) {
     if (o.sweep_fields < 1) impl::throw_error("the sweep's field count must be positive; got ", o.sweep_fields);
     r.sweep_fields = o.sweep_fields;
   }
+  if (o.shapes != "cases" && o.shapes != "random")
+    impl::throw_error("the shapes must be cases or random; got '", o.shapes, "'");
+  r.random = o.shapes == "random";
+  if (r.random && o.sweep) impl::throw_error("--shapes random and --sweep are two different runs: choose one");
+  if (o.count < 1) impl::throw_error("the shape count must be positive; got ", o.count);
+  r.count = o.count;
+  r.seed = o.seed;
   return r;
 }
 
@@ -190,7 +203,7 @@ void print_summary(const Report& rep, const Out& out) {
 // ---- the suite: every kernel x case x dtype --------------------------------------------------------
 
 void run_suite(const SuiteRun& run, Report& rep, const Out& out) {
-  ContractPlan plan;
+  ShapeRequest plan;
   plan.algorithms = run.algorithms;
   plan.reps = run.reps;
   plan.verify = run.verify;
@@ -206,7 +219,7 @@ void run_suite(const SuiteRun& run, Report& rep, const Out& out) {
     for (const impl::ContractBenchCase& c : run.cases)
       for (const std::string& dtype : run.dtypes) {
         const SuiteShape s = suite_shape(k, c.name, c.fields, c.points, run.budget_mib, dtype);
-        ContractPlan p = plan;
+        ShapeRequest p = plan;
         // Serial is the oracle, not a contender: timed only when asked for by name, or on small
         // host cases when every algorithm is requested.
         if (run.all_algorithms && run.backend != "cuda" && 2.0 * double(s.C) * s.L * s.R * s.K() <= 2e8)
@@ -241,11 +254,11 @@ void run_suite(const SuiteRun& run, Report& rep, const Out& out) {
 // ---- the sweep: speedup over serial across P x budget (the study's Figure 3.1) --------------------
 
 void run_sweep(const SuiteRun& run, Report& rep, const Out& out) {
-  ContractPlan plan;
+  ShapeRequest plan;
   plan.algorithms = run.algorithms;
   plan.reps = run.reps;
   plan.verify = run.verify;
-  ContractPlan host_serial;
+  ShapeRequest host_serial;
   host_serial.algorithms = {contract_algorithm_name(ContractAlgorithm::Serial)};
   host_serial.reps = 3;
   host_serial.verify = run.verify;
@@ -291,6 +304,157 @@ void run_sweep(const SuiteRun& run, Report& rep, const Out& out) {
            rep.rows.size());
 }
 
+// ---- the held-out sweep: random finite-element shapes, Auto against the fastest ------------------
+
+// A shape drawn from the generator: fields and points log-uniform (small ones are common in
+// finite elements), D uniform in 1-3, L = R half the time; never one of the benchmark cases.
+SuiteShape random_shape(std::mt19937_64& g, ContractKernel kernel, int index, double budget_mib,
+                        const std::string& dtype) {
+  auto log_uniform = [&g](double lo, double hi) {
+    std::uniform_real_distribution<double> u(std::log(lo), std::log(hi + 1));
+    return std::min<std::int64_t>(std::int64_t(hi), std::max<std::int64_t>(std::int64_t(lo), std::int64_t(std::exp(u(g)))));
+  };
+  SuiteShape s;
+  s.kernel = kernel;
+  const int nk = contract_kernel_contracted(kernel);
+  while (true) {
+    const std::int64_t fields = log_uniform(1, 300), other = log_uniform(1, 300);
+    const bool same = g() % 2;
+    s.R = s.right_fields() ? fields : 1;
+    s.L = s.left_fields() ? (same ? fields : other) : 1;
+    s.P = log_uniform(1, 400);
+    s.D1 = nk >= 2 ? std::int64_t(1 + g() % 3) : 1;
+    s.D2 = nk >= 3 ? std::int64_t(1 + g() % 3) : 1;
+    bool benchmark_case = (nk == 1 || s.D1 == 3) && (nk < 3 || s.D2 == 3) && (!s.left_fields() || s.L == s.R);
+    bool is_case = false;
+    for (const impl::ContractBenchCase& c : impl::kContractBenchCases)
+      is_case = is_case || (benchmark_case && (!s.right_fields() || s.R == c.fields) && s.P == c.points);
+    if (!is_case) break;
+  }
+  const double per_cell = double(std::max(s.left_cell(), s.right_cell())) * (dtype == "float" ? 4.0 : 8.0);
+  s.C = std::max<std::int64_t>(1, static_cast<std::int64_t>(budget_mib * 1048576.0 / per_cell));
+  s.case_name = "r" + std::to_string(index);
+  s.budget_mib = budget_mib;
+  return s;
+}
+
+// The p-quantile (0..1) of sorted values, nearest rank.
+double quantile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const std::size_t i = std::min(sorted.size() - 1, std::size_t(std::ceil(p * double(sorted.size())) - 1));
+  return sorted[p <= 0 ? 0 : i];
+}
+
+void run_random(const SuiteRun& run, Report& rep, const Out& out) {
+  const impl::ContractTuningOff model_only;  // Auto answers from the model alone
+  ShapeRequest request;
+  // Auto's own row would repeat the model's pick; the peers are not grain's algorithms.
+  for (const std::string& a : run.algorithms)
+    if (a != "auto" && !is_contract_peer(a)) request.algorithms.push_back(a);
+  request.reps = run.reps;
+  request.verify = run.verify;
+  request.auto_plans = true;
+  // Shapes first, from the seed alone, so that the same seed gives the same shapes whatever else
+  // the run does.
+  std::mt19937_64 g(run.seed);
+  std::vector<std::pair<ContractKernel, int>> draws;
+  for (int i = 0; i < run.count; ++i) draws.push_back({run.kernels[g() % run.kernels.size()], i});
+  struct Result {
+    std::string label, dtype, model, measured, best;
+    double model_ratio = 0, measure_ratio = 0, planning_ms = 0;
+  };
+  std::vector<Result> results;
+  Progress progress("grain bench contract --shapes random", double(draws.size() * run.dtypes.size()), "shapes");
+  for (const std::string& dtype : run.dtypes) {
+    std::mt19937_64 shape_gen(run.seed);  // the same shapes for each element type
+    for (const auto& [kernel, index] : draws) {
+      const SuiteShape s = random_shape(shape_gen, kernel, index, run.budget_mib, dtype);
+      std::vector<Row> rows = measure_contract_shape(run.backend, s, dtype, run.layout_left, request);
+      Result res;
+      const Row* best = nullptr;
+      const Row* model = nullptr;
+      const Row* measured = nullptr;
+      for (Row& r : rows) {
+        r.extra.push_back({"shape_seed", double(run.seed)});
+        if (r.algorithm == "serial" || is_contract_peer(r.algorithm)) continue;
+        if (!best || r.ms < best->ms) best = &r;
+        if (r.extra_value("model_pick") > 0) model = &r;
+        if (r.extra_value("measure_pick") > 0) measured = &r;
+        res.planning_ms = r.extra_value("planning_ms");
+      }
+      if (best && model && measured) {
+        std::ostringstream label;
+        label << contract_kernel_name(s.kernel) << " L=" << s.L << " R=" << s.R << " P=" << s.P;
+        if (contract_kernel_contracted(s.kernel) >= 2) label << " D=" << s.D1;
+        if (contract_kernel_contracted(s.kernel) >= 3) label << "x" << s.D2;
+        label << " C=" << s.C;
+        res.label = label.str();
+        res.dtype = dtype;
+        res.model = model->algorithm;
+        res.measured = measured->algorithm;
+        res.best = best->algorithm;
+        res.model_ratio = model->ms / best->ms;
+        res.measure_ratio = measured->ms / best->ms;
+        results.push_back(res);
+        if (!run.quiet)
+          out.line("  %-6s %-52s best %-14s %9.4f ms  model %-14s x%.3f  measure %-14s x%.3f  planning %.1f ms\n",
+                   dtype.c_str(), res.label.c_str(), res.best.c_str(), best->ms, res.model.c_str(), res.model_ratio,
+                   res.measured.c_str(), res.measure_ratio, res.planning_ms);
+      }
+      for (Row& r : rows) rep.add(r);
+      progress.add(1);
+    }
+  }
+  if (progress_enabled()) std::fputs("\r\033[K", stderr);
+  // The distribution per element type and over all.
+  out.line("\nAuto / fastest single algorithm on %zu held-out shapes (shape seed %llu, layout %s; medians of the "
+           "timed runs):\n",
+           results.size(), static_cast<unsigned long long>(run.seed), run.layout_left ? "left" : "right");
+  out.line("%-8s %-8s %6s %8s %8s %8s %10s %8s   %s\n", "dtype", "auto", "shapes", "median", "p90", "max",
+           "within10%", "over1.3", "planning ms median / max");
+  std::vector<std::string> groups = run.dtypes;
+  if (groups.size() > 1) groups.push_back("all");
+  for (const std::string& d : groups)
+    for (const bool measure : {false, true}) {
+      std::vector<double> ratios, planning;
+      for (const Result& r : results)
+        if (d == "all" || r.dtype == d) {
+          ratios.push_back(measure ? r.measure_ratio : r.model_ratio);
+          planning.push_back(r.planning_ms);
+        }
+      if (ratios.empty()) continue;
+      std::sort(ratios.begin(), ratios.end());
+      std::sort(planning.begin(), planning.end());
+      const double within = double(std::count_if(ratios.begin(), ratios.end(), [](double x) { return x <= 1.1; })) /
+                            double(ratios.size());
+      const auto over = std::count_if(ratios.begin(), ratios.end(), [](double x) { return x > 1.3; });
+      out.line("%-8s %-8s %6zu %8.3f %8.3f %8.3f %9.1f%% %8lld", d.c_str(), measure ? "measure" : "model",
+               ratios.size(), quantile(ratios, 0.5), quantile(ratios, 0.9), ratios.back(), 100 * within,
+               static_cast<long long>(over));
+      if (measure) out.line("   %.2f / %.2f", quantile(planning, 0.5), planning.back());
+      out.line("\n");
+      const std::string key = d + "_" + (measure ? "measure" : "model");
+      rep.summary.push_back({key + "_median", quantile(ratios, 0.5)});
+      rep.summary.push_back({key + "_p90", quantile(ratios, 0.9)});
+      rep.summary.push_back({key + "_max", ratios.back()});
+      rep.summary.push_back({key + "_within_10pct", within});
+      rep.summary.push_back({key + "_over_1_3", double(over)});
+      if (measure) {
+        rep.summary.push_back({key + "_planning_ms_median", quantile(planning, 0.5)});
+        rep.summary.push_back({key + "_planning_ms_max", planning.back()});
+      }
+    }
+  rep.summary.insert(rep.summary.begin(), {{"shape_seed", double(run.seed)}, {"shapes", double(run.count)}});
+  std::vector<const Result*> worst;
+  for (const Result& r : results) worst.push_back(&r);
+  std::sort(worst.begin(), worst.end(), [](const Result* a, const Result* b) { return a->model_ratio > b->model_ratio; });
+  out.line("\nthe worst ten under the model:\n");
+  for (std::size_t i = 0; i < worst.size() && i < 10; ++i)
+    out.line("  %-6s %-52s model %-14s x%.3f  best %-14s  measure %-14s x%.3f\n", worst[i]->dtype.c_str(),
+             worst[i]->label.c_str(), worst[i]->model.c_str(), worst[i]->model_ratio, worst[i]->best.c_str(),
+             worst[i]->measured.c_str(), worst[i]->measure_ratio);
+}
+
 // One back end's run: the ceilings, the suite or the sweep, the JSON.
 void run_on(const ContractSuiteOptions& opt, const std::string& backend, const std::string& json) {
   const SuiteRun run = resolve(opt, backend);
@@ -305,6 +469,8 @@ void run_on(const ContractSuiteOptions& opt, const std::string& backend, const s
            run.layout_left ? "left" : "right");
   if (run.sweep)
     run_sweep(run, rep, out);
+  else if (run.random)
+    run_random(run, rep, out);
   else
     run_suite(run, rep, out);
   if (json.empty()) return;

@@ -3,6 +3,7 @@
 // checked against a host reference, with the peers a user would otherwise call.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,13 @@ struct ContractSuiteOptions {
   std::vector<double> sweep_p{8, 16, 32, 64, 128, 256, 512, 1024};
   std::vector<double> sweep_budgets;          // empty: 8,32,128 on cuda, 1,4,16 on the CPU
   long long sweep_fields = 8;
+  // The held-out sweep: `count` random finite-element shapes drawn from `seed` instead of the
+  // cases (shapes "random"): fields 1-300 (L = R or not), points 1-400, D 1-3, none of Q1-Q4, the
+  // cells filling the budget; every applicable algorithm timed beside Auto under the model and
+  // under measurement, and the distribution of Auto / fastest printed and written.
+  std::string shapes = "cases";  // cases | random
+  int count = 100;
+  std::uint64_t seed = 1;
 };
 
 // Runs the suite; the human-readable tables go to standard output, or to standard error when the

@@ -19,6 +19,7 @@
 #include "common/ceilings.hpp"
 #include "common/gemm.hpp"
 #include "contract_peers.hpp"
+#include "grain/contract/plan.hpp"
 #include "grain/core/backends.hpp"
 
 namespace grain::bench {
@@ -124,7 +125,7 @@ bool check_output(const impl::ContractShape& s, const Reference& ref, const V& o
 // ---- measuring one shape -------------------------------------------------------------------------
 
 template <class Exec, class Types>
-std::vector<Row> measure(const SuiteShape& s, const ContractPlan& plan) {
+std::vector<Row> measure(const SuiteShape& s, const ShapeRequest& plan) {
   using T = typename Types::value_type;
   constexpr bool gpu = impl::exec_on_gpu<Exec>();
   impl::ContractOperands<Exec, Types> ops(s);
@@ -185,6 +186,21 @@ std::vector<Row> measure(const SuiteShape& s, const ContractPlan& plan) {
     rows.push_back(r);
   }
 
+  if (plan.auto_plans) {
+    const ContractAlgorithm model = impl::contract_model_algorithm(ops.problem(), ops.exec());
+    impl::contract_plan_cache_clear();
+    PlanOptions popt;
+    popt.tuning = Tuning::Measure;
+    popt.exec = ops.exec();
+    const auto measured = contract_plan(Types::kernel, ops.out, ops.left, ops.right, popt);
+    impl::contract_plan_cache_clear();
+    for (Row& r : rows) {
+      r.extra.push_back({"model_pick", r.algorithm == contract_algorithm_name(model) ? 1.0 : 0.0});
+      r.extra.push_back({"measure_pick", r.algorithm == contract_algorithm_name(measured.algorithm()) ? 1.0 : 0.0});
+      r.extra.push_back({"planning_ms", measured.planning_ms()});
+    }
+  }
+
   // Peers: FieldField only, on row-major cells.
   if constexpr (Types::family == 2) {
     const std::string peer = gpu ? kPeerCublas : kPeerOpenBLAS;
@@ -239,7 +255,7 @@ SuiteShape suite_shape(ContractKernel kernel, const std::string& case_name, std:
 
 std::vector<Row> measure_contract_shape(const std::string& backend, const SuiteShape& s,
                                         const std::string& dtype, bool layout_left,
-                                        const ContractPlan& plan) {
+                                        const ShapeRequest& plan) {
   return with_backend(backend, [&](auto exec) {
     return impl::contract_dispatch(s.kernel, dtype == "double", layout_left, [&](auto types) {
       return measure<decltype(exec), decltype(types)>(s, plan);

@@ -27,13 +27,17 @@ SuiteShape suite_shape(ContractKernel kernel, const std::string& case_name, std:
                        std::int64_t P, double budget_mib, const std::string& dtype);
 
 // What to measure for one shape.
-struct ContractPlan {
+struct ShapeRequest {
   std::vector<std::string> algorithms;  // grain algorithm names, "auto", and peer names
   bool verify = true;
   int reps = 10;
   // Host suite: the copy bandwidth now (HostCopyProbe), taken just before and just after each
   // timed row; empty on the GPU, whose copy holds steady, and in the sweep.
   std::function<double()> copy_probe;
+  // The held-out sweep: also Auto under the model alone and under measurement (a Tuning::Measure
+  // plan made afresh: the plan cache is emptied first). Each row gets "model_pick" and
+  // "measure_pick" (1 for the algorithm each chose, else 0) and "planning_ms" (the plan's cost).
+  bool auto_plans = false;
 };
 
 // The rows of one shape on `backend` (serial, openmp, cuda) in `dtype` (float, double), Auto's
@@ -41,7 +45,7 @@ struct ContractPlan {
 // has no row; a wrong result is `verified: false` with a WRONG RESULT line on standard error.
 std::vector<Row> measure_contract_shape(const std::string& backend, const SuiteShape& s,
                                         const std::string& dtype, bool layout_left,
-                                        const ContractPlan& plan);
+                                        const ShapeRequest& plan);
 
 // Bytes per buffer of the copy that sets the bandwidth ceiling (measure_contract_ceilings, and
 // the CPU suite's copies around each row).

@@ -87,6 +87,12 @@ void add_contract(CLI::App* bench) {
   cmd->add_option("--sweep-budgets", o.sweep_budgets, "the sweep's budgets in MiB (default: 8,32,128 on cuda, 1,4,16 on the CPU)")
       ->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--sweep-fields", o.sweep_fields, "the sweep's fields")->check(CLI::Range(1LL, 4096LL));
+  cmd->add_option("--shapes", o.shapes,
+                  "cases: the benchmark cases; random: the held-out sweep of random finite-element shapes "
+                  "(Auto under the model and under measurement against the fastest algorithm)")
+      ->check(CLI::IsMember({"cases", "random"}));
+  cmd->add_option("--count", o.count, "random shapes to draw (with --shapes random)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--seed", o.seed, "the random shapes' seed (with --shapes random)");
   cmd->callback([] {
     o.quiet = quiet();
     set_bench_action([] { return bench::run_contract_suite(o), 0; });

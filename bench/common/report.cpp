@@ -119,6 +119,11 @@ void Report::write_json(const std::string& path) const {
     head["copy_samples"] = copy_samples;
     head["copy_GBps_lowest"] = json_number(copy_GBps_lowest);
   }
+  if (!summary.empty()) {
+    json sum = json::object();
+    for (const auto& [k, v] : summary) sum[k] = json_number(v);
+    head["summary"] = sum;
+  }
   // One row a line, so that files diff and grep by row.
   std::string text = head.dump();
   text.pop_back();

@@ -48,6 +48,8 @@ struct Report {
   double copy_GBps_lowest = 0;
   double copy_last = 0;  // the latest copy measurement (the contraction suite's local ceilings)
   std::vector<Row> rows;
+  // Figures of the whole run (the held-out sweep's distribution), written as the JSON's "summary".
+  std::vector<std::pair<std::string, double>> summary;
 
   // Takes a further measurement of the ceilings (0: none of that kind): each ceiling becomes the
   // highest measured so far, and where one rose every row's roofline is derived again from it, so

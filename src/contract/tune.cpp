@@ -19,31 +19,6 @@ namespace grain {
 
 namespace {
 
-// Sets GRAIN_TUNING_FILE=off for its lifetime, so Auto's untuned choice comes from the model
-// alone, then puts back the caller's value; the tuning cache is reset both times so that the next
-// lookup reads the environment in force.
-class TuningOffGuard {
- public:
-  TuningOffGuard() {
-    if (const char* v = std::getenv("GRAIN_TUNING_FILE")) had_ = true, value_ = v;
-    ::setenv("GRAIN_TUNING_FILE", "off", 1);
-    impl::contract_tuning_reset();
-  }
-  ~TuningOffGuard() {
-    if (had_)
-      ::setenv("GRAIN_TUNING_FILE", value_.c_str(), 1);
-    else
-      ::unsetenv("GRAIN_TUNING_FILE");
-    impl::contract_tuning_reset();
-  }
-  TuningOffGuard(const TuningOffGuard&) = delete;
-  TuningOffGuard& operator=(const TuningOffGuard&) = delete;
-
- private:
-  bool had_ = false;
-  std::string value_;
-};
-
 // One shape's measurements: each measurable algorithm's minimum time, and Auto's choice.
 struct ShapeTimes {
   ContractAlgorithm model = ContractAlgorithm::Auto;
@@ -125,7 +100,7 @@ ContractTuneResult contract_tune(const ContractTuneOptions& opt,
     impl::throw_error("grain::contract_tune: no tuning file to write: name one (GRAIN_TUNING_FILE is 'off')");
   res.auto_reads_it = res.path == res.auto_path;
 
-  const TuningOffGuard tuning_off;
+  const impl::ContractTuningOff tuning_off;
   // Keep the other devices' and back ends' entries of an existing file.
   ContractTuningTable table;
   try {

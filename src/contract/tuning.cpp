@@ -382,6 +382,22 @@ void contract_tuning_save_entry(const ContractTuningEntry& e, const std::string&
   s.has_backend.clear();
 }
 
+ContractTuningOff::ContractTuningOff() {
+  if (const char* v = std::getenv("GRAIN_TUNING_FILE")) had_ = true, value_ = v;
+  ::setenv("GRAIN_TUNING_FILE", "off", 1);
+  contract_tuning_reset();
+  contract_plan_cache_clear();
+}
+
+ContractTuningOff::~ContractTuningOff() {
+  if (had_)
+    ::setenv("GRAIN_TUNING_FILE", value_.c_str(), 1);
+  else
+    ::unsetenv("GRAIN_TUNING_FILE");
+  contract_tuning_reset();
+  contract_plan_cache_clear();
+}
+
 void contract_tuning_reset(const std::string& device_override) {
   TuningState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

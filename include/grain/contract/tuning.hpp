@@ -133,6 +133,21 @@ std::size_t contract_plan_cache_size();
 // grain::Error when there is no file to write or it cannot be written.
 void contract_tuning_save_entry(const ContractTuningEntry& e, const std::string& path);
 
+// Sets GRAIN_TUNING_FILE=off and empties the plan cache for its lifetime, so that Auto answers
+// from the model alone (`grain tune` and the held-out sweep measure the model against the
+// algorithms), then puts back the caller's value; the loaded file is forgotten both times.
+class ContractTuningOff {
+ public:
+  ContractTuningOff();
+  ~ContractTuningOff();
+  ContractTuningOff(const ContractTuningOff&) = delete;
+  ContractTuningOff& operator=(const ContractTuningOff&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string value_;
+};
+
 // For tests and `grain tune`: forget the loaded file so the next lookup reads the environment
 // again; `device_override` (when non-empty) replaces the device name of every back end.
 void contract_tuning_reset(const std::string& device_override = "");
