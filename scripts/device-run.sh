@@ -11,6 +11,9 @@
 #     bench: the core (triad, dot) and the paper's kernels against hand-written code
 #     figures: the contraction sweep on the GPU (sweep-gpu.json, for scripts/docs-figures.sh)
 #     cpu-contract: the contraction suite on 2 host threads (x86-64-v3 build, OpenBLAS peer)
+#     heldout: Auto on random held-out shapes (`bench contract --shapes random`), seeds SEEDS
+#              (default "1 2"), COUNT shapes (default 100) at BUDGET MiB (default 128), in the
+#              layouts of LAYOUTS
 #     gcp: GCP-SGD on the 10M-count tensor (GPU; 2 CPU threads), its MTTKRP beside it, Poisson
 #          against Gaussian on a skewed count tensor (gcp-*.json for bench/plot.py gcp), and
 #          cp-als --starts 4 against four separate runs
@@ -136,6 +139,18 @@ if has ff; then
     [ -f "$out/r/torch.json" ] || continue
     python3 scripts/contract-table.py "$out/r/ff-$layout.json" "$out/r/torch.json" --kernels FieldField > "$out/r/table-$layout.md" 2>&1
     cat "$out/r/table-$layout.md" >> "$log"
+  done
+fi
+
+if has heldout; then
+  for seed in ${SEEDS:-1 2}; do
+    for layout in ${LAYOUTS:-left right}; do
+      name=heldout-$layout-seed$seed
+      "$G" bench contract --backend cuda --shapes random --count "${COUNT:-100}" --seed "$seed" \
+        --budget-mib "${BUDGET:-128}" --reps 5 --layout $layout --json "$out/r/$name.json" > "$out/r/$name.txt" 2>&1
+      say "bench contract --shapes random seed $seed layout $layout rc=$?"
+      sed -n '/^Auto \/ fastest/,$p' "$out/r/$name.txt" >> "$log"
+    done
   done
 fi
 
