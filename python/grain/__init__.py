@@ -1,8 +1,11 @@
 """grain from Python: the nine finite-element contractions on NumPy arrays, PyTorch tensors and
-CuPy arrays (host or GPU) without a copy, sparse tensors, and CP-ALS (docs/python.md).
+CuPy arrays (host or GPU) without a copy, plans that choose their algorithm once, sparse tensors,
+and CP-ALS (docs/python.md).
 
     import numpy as np, grain
     out = grain.contract_field_field_scalar(left, right)     # left (C,L,P), right (C,R,P)
+    plan = grain.plan_field_field_scalar(left, right, tuning="measure")
+    out = plan(left, right)                                  # the measured winner, every call
     X = grain.SparseTensor.read("t.tns")
     M = grain.cp_als(X, rank=16)                            # a KTensor
 """
@@ -12,8 +15,10 @@ import secrets
 import numpy as np
 
 from ._grain import (
+    Plan,
     SparseTensor,
     __version__,
+    clear_plan_cache,
     contract_data_data_scalar,
     contract_data_data_tensor,
     contract_data_data_vector,
@@ -23,7 +28,17 @@ from ._grain import (
     contract_field_field_scalar,
     contract_field_field_tensor,
     contract_field_field_vector,
+    explain,
     info,
+    plan_data_data_scalar,
+    plan_data_data_tensor,
+    plan_data_data_vector,
+    plan_data_field_scalar,
+    plan_data_field_tensor,
+    plan_data_field_vector,
+    plan_field_field_scalar,
+    plan_field_field_tensor,
+    plan_field_field_vector,
 )
 from . import _grain
 
@@ -32,6 +47,10 @@ __all__ = [
     "contract_data_data_scalar", "contract_data_data_vector", "contract_data_data_tensor",
     "contract_data_field_scalar", "contract_data_field_vector", "contract_data_field_tensor",
     "contract_field_field_scalar", "contract_field_field_vector", "contract_field_field_tensor",
+    "Plan", "clear_plan_cache", "explain",
+    "plan_data_data_scalar", "plan_data_data_vector", "plan_data_data_tensor",
+    "plan_data_field_scalar", "plan_data_field_vector", "plan_data_field_tensor",
+    "plan_field_field_scalar", "plan_field_field_vector", "plan_field_field_tensor",
 ]
 
 

@@ -1,9 +1,9 @@
 // grain._grain: the extension module under the Python package grain (python/grain/__init__.py).
 // One translation unit, so a build with the Python package compiles one more source.
 //
-// The GIL is released around every piece of grain's work (contractions, reading, writing,
-// CP-ALS): other Python threads run meanwhile, and grain's OpenMP threads never touch Python
-// objects. CP-ALS takes the GIL back between iterations only, to run the callback and to see
+// The GIL is released around every piece of grain's work (contractions, plans, reading,
+// writing, CP-ALS): other Python threads run meanwhile, and grain's OpenMP threads never touch
+// Python objects. CP-ALS takes the GIL back between iterations only, to run the callback and to see
 // Ctrl-C.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -24,6 +25,9 @@
 #include "arrays.hpp"
 #include "cp_run.hpp"
 #include "grain/contract/contract.hpp"
+#include "grain/contract/explain.hpp"
+#include "grain/contract/plan.hpp"
+#include "grain/contract/tuning.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/cp/cp_als.hpp"
 #include "grain/cp/score.hpp"
@@ -64,25 +68,27 @@ py::array numpy_view(const V& v, bool writable) {
 
 // ---- the nine contractions ----------------------------------------------------------------------
 
-#define GRAIN_PY_KERNEL(NAME, FAMILY, NK, LEFT, RIGHT, OUT)                                          \
+#define GRAIN_PY_KERNEL(NAME, KERNEL, FAMILY, NK, LEFT, RIGHT, OUT)                                  \
   struct Kernel_##NAME {                                                                            \
     static constexpr int family = FAMILY, nk = NK;                                                  \
+    static constexpr ContractKernel kernel = ContractKernel::KERNEL;                                \
     static constexpr const char* fn = "grain.contract_" #NAME;                                     \
+    static constexpr const char* plan_fn = "grain.plan_" #NAME;                                    \
     static constexpr const char* shapes[3] = {LEFT, RIGHT, OUT};                                    \
     template <class O, class L, class R>                                                            \
     static void call(const O& o, const L& l, const R& r, const ContractOptions& opt) {              \
       grain::contract_##NAME(o, l, r, opt);                                                         \
     }                                                                                               \
   };
-GRAIN_PY_KERNEL(data_data_scalar, 0, 1, "(C,P)", "(C,P)", "(C)")
-GRAIN_PY_KERNEL(data_data_vector, 0, 2, "(C,P,D)", "(C,P,D)", "(C)")
-GRAIN_PY_KERNEL(data_data_tensor, 0, 3, "(C,P,D1,D2)", "(C,P,D1,D2)", "(C)")
-GRAIN_PY_KERNEL(data_field_scalar, 1, 1, "(C,P)", "(C,F,P)", "(C,F)")
-GRAIN_PY_KERNEL(data_field_vector, 1, 2, "(C,P,D)", "(C,F,P,D)", "(C,F)")
-GRAIN_PY_KERNEL(data_field_tensor, 1, 3, "(C,P,D1,D2)", "(C,F,P,D1,D2)", "(C,F)")
-GRAIN_PY_KERNEL(field_field_scalar, 2, 1, "(C,L,P)", "(C,R,P)", "(C,L,R)")
-GRAIN_PY_KERNEL(field_field_vector, 2, 2, "(C,L,P,D)", "(C,R,P,D)", "(C,L,R)")
-GRAIN_PY_KERNEL(field_field_tensor, 2, 3, "(C,L,P,D1,D2)", "(C,R,P,D1,D2)", "(C,L,R)")
+GRAIN_PY_KERNEL(data_data_scalar, DataDataScalar, 0, 1, "(C,P)", "(C,P)", "(C)")
+GRAIN_PY_KERNEL(data_data_vector, DataDataVector, 0, 2, "(C,P,D)", "(C,P,D)", "(C)")
+GRAIN_PY_KERNEL(data_data_tensor, DataDataTensor, 0, 3, "(C,P,D1,D2)", "(C,P,D1,D2)", "(C)")
+GRAIN_PY_KERNEL(data_field_scalar, DataFieldScalar, 1, 1, "(C,P)", "(C,F,P)", "(C,F)")
+GRAIN_PY_KERNEL(data_field_vector, DataFieldVector, 1, 2, "(C,P,D)", "(C,F,P,D)", "(C,F)")
+GRAIN_PY_KERNEL(data_field_tensor, DataFieldTensor, 1, 3, "(C,P,D1,D2)", "(C,F,P,D1,D2)", "(C,F)")
+GRAIN_PY_KERNEL(field_field_scalar, FieldFieldScalar, 2, 1, "(C,L,P)", "(C,R,P)", "(C,L,R)")
+GRAIN_PY_KERNEL(field_field_vector, FieldFieldVector, 2, 2, "(C,L,P,D)", "(C,R,P,D)", "(C,L,R)")
+GRAIN_PY_KERNEL(field_field_tensor, FieldFieldTensor, 2, 3, "(C,L,P,D1,D2)", "(C,R,P,D1,D2)", "(C,L,R)")
 #undef GRAIN_PY_KERNEL
 
 template <class T, int Rank, class Layout, class Space, std::size_t... I>
@@ -198,118 +204,297 @@ py::object new_array(py::handle like, const ArrayRef& a, const std::vector<py::s
 
 // Checks what grain's typed call cannot see from Python (a rank, an element type, a device) and
 // raises in Python's terms; extents, aliasing and the algorithm are left to grain's own checks.
-template <class K>
-void check_operand(const ArrayRef& a, const char* arg, int rank, const char* shape) {
+// `fn` names the Python function in messages.
+void check_operand(const char* fn, const ArrayRef& a, const char* arg, int rank, const char* shape) {
   if (a.ndim() != rank)
-    raise(PyExc_ValueError, std::string(K::fn) + ": argument '" + arg + "' has " + std::to_string(a.ndim()) +
+    raise(PyExc_ValueError, std::string(fn) + ": argument '" + arg + "' has " + std::to_string(a.ndim()) +
                                 " dimensions (shape " + join(a.shape) + "), expected " + std::to_string(rank) +
                                 ": " + shape);
-  check_device(K::fn, arg, a);
+  check_device(fn, arg, a);
   if (a.dtype == Dtype::Other)
-    raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + arg + "' has dtype " + a.dtype_name +
+    raise(PyExc_TypeError, std::string(fn) + ": argument '" + arg + "' has dtype " + a.dtype_name +
                                "; grain takes float32 or float64 (convert with " + arg + ".astype(np.float64))");
-}
-
-template <class K, class T, class In, class Out, class Space>
-void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, const ContractOptions& opt) {
-  constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
-  const auto lv = wrap_view<const T, lrank, In, Space>(l);
-  const auto rv = wrap_view<const T, rrank, In, Space>(r);
-  const auto ov = wrap_view<T, 1 + K::family, Out, Space>(o);
-  py::gil_scoped_release nogil;
-  K::call(ov, lv, rv, opt);
-}
-
-template <class K, class T, class Space>
-void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool in_right, bool out_right,
-                  const ContractOptions& opt) {
-  if (in_right)
-    out_right ? run_contract<K, T, LayoutRight, LayoutRight, Space>(o, l, r, opt)
-              : run_contract<K, T, LayoutRight, LayoutLeft, Space>(o, l, r, opt);
-  else
-    out_right ? run_contract<K, T, LayoutLeft, LayoutRight, Space>(o, l, r, opt)
-              : run_contract<K, T, LayoutLeft, LayoutLeft, Space>(o, l, r, opt);
-}
-
-template <class K, class T>
-void run_contract(const ArrayRef& o, const ArrayRef& l, const ArrayRef& r, bool in_right, bool out_right,
-                  const ContractOptions& opt) {
-#if defined(GRAIN_ENABLE_CUDA)
-  if (l.device == Device::Cuda) {
-    const std::uintptr_t stream = caller_stream(l);
-    order_before_grain(l, stream);
-    run_contract<K, T, CudaSpace>(o, l, r, in_right, out_right, opt);
-    order_after_grain(o, stream);
-    return;
-  }
-#endif
-  run_contract<K, T, HostSpace>(o, l, r, in_right, out_right, opt);
 }
 
 const char* device_word(Device d) { return d == Device::Host ? "host memory" : "a GPU"; }
 
+// The three arrays of one call, borrowed and checked, with the layouts they are wrapped in.
+struct Operands {
+  ArrayRef l, r, o;
+  py::object out;  // the caller's out, or the new array made for it
+  bool in_right = true, out_right = true;
+};
+
+// Borrows and checks left, right and out for kernel K (making out when it is None) as every
+// contraction, plan and plan call does; `fn` names the Python function in messages.
 template <class K>
-py::object contract(py::handle left, py::handle right, py::object out, bool sum_into, const std::string& algorithm) {
+Operands borrow_operands(const char* fn, py::handle left, py::handle right, py::object out, bool sum_into) {
   constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
   const char* lname = K::family == 1 ? "data" : "left";
   const char* rname = K::family == 1 ? "fields" : "right";
-  ContractOptions opt;
-  opt.sum_into = sum_into;
-  opt.algorithm = parse_contract_algorithm(algorithm);  // grain::Error -> ValueError
-  const ArrayRef l = borrow_array(left, K::fn, lname, false);
-  const ArrayRef r = borrow_array(right, K::fn, rname, false);
-  check_operand<K>(l, lname, lrank, K::shapes[0]);
-  check_operand<K>(r, rname, rrank, K::shapes[1]);
+  Operands a;
+  a.l = borrow_array(left, fn, lname, false);
+  a.r = borrow_array(right, fn, rname, false);
+  const ArrayRef &l = a.l, &r = a.r;
+  check_operand(fn, l, lname, lrank, K::shapes[0]);
+  check_operand(fn, r, rname, rrank, K::shapes[1]);
   if (r.dtype != l.dtype)
-    raise(PyExc_TypeError, std::string(K::fn) + ": argument '" + rname + "' has dtype " + r.dtype_name +
-                               " but '" + lname + "' has " + l.dtype_name + "; give both the same element type");
+    raise(PyExc_TypeError, std::string(fn) + ": argument '" + rname + "' has dtype " + r.dtype_name + " but '" +
+                               lname + "' has " + l.dtype_name + "; give both the same element type");
   if (r.device != l.device)
-    raise(PyExc_ValueError, std::string(K::fn) + ": '" + lname + "' is in " + device_word(l.device) + " and '" +
-                                rname + "' in " + device_word(r.device) + "; give every array on one device");
+    raise(PyExc_ValueError, std::string(fn) + ": '" + lname + "' is in " + device_word(l.device) + " and '" + rname +
+                                "' in " + device_word(r.device) + "; give every array on one device");
   // left and right share one layout (grain's engine takes one for both inputs).
   const Fit lf = l.fit(), rf = r.fit();
-  if (lf == Fit::None) raise_strides(K::fn, lname, l);
-  if (rf == Fit::None) raise_strides(K::fn, rname, r);
-  const bool in_right = fits_right(lf) && fits_right(rf);
-  if (!in_right && !(fits_left(lf) && fits_left(rf)))
-    raise(PyExc_ValueError, std::string(K::fn) + ": '" + lname + "' is " +
+  if (lf == Fit::None) raise_strides(fn, lname, l);
+  if (rf == Fit::None) raise_strides(fn, rname, r);
+  a.in_right = fits_right(lf) && fits_right(rf);
+  if (!a.in_right && !(fits_left(lf) && fits_left(rf)))
+    raise(PyExc_ValueError, std::string(fn) + ": '" + lname + "' is " +
                                 (fits_right(lf) ? "C-contiguous" : "Fortran-contiguous") + " and '" + rname + "' is " +
                                 (fits_right(rf) ? "C-contiguous" : "Fortran-contiguous") +
                                 "; grain takes both inputs in one layout (np.ascontiguousarray or "
                                 "np.asfortranarray on one of them)");
   if (out.is_none()) {
-    if (sum_into)
-      raise(PyExc_ValueError, std::string(K::fn) + ": sum_into=True adds into 'out'; pass out=");
+    if (sum_into) raise(PyExc_ValueError, std::string(fn) + ": sum_into=True adds into 'out'; pass out=");
     // A new array in the inputs' layout, of the extents grain expects (taken from the reference
     // inputs; grain then checks the other input against them).
     std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(K::family == 1 ? r.shape[0] : l.shape[0])};
     if (K::family == 1) shape.push_back(r.shape[1]);
     if (K::family == 2) shape.push_back(l.shape[1]), shape.push_back(r.shape[1]);
-    out = K::family == 1 ? new_array(right, r, shape, in_right, K::fn) : new_array(left, l, shape, in_right, K::fn);
+    out = K::family == 1 ? new_array(right, r, shape, a.in_right, fn) : new_array(left, l, shape, a.in_right, fn);
   }
-  const ArrayRef o = borrow_array(out, K::fn, "out", true);
-  check_operand<K>(o, "out", 1 + K::family, K::shapes[2]);
+  a.o = borrow_array(out, fn, "out", true);
+  const ArrayRef& o = a.o;
+  check_operand(fn, o, "out", 1 + K::family, K::shapes[2]);
   if (o.dtype != l.dtype)
-    raise(PyExc_TypeError, std::string(K::fn) + ": argument 'out' has dtype " + o.dtype_name + " but '" + lname +
+    raise(PyExc_TypeError, std::string(fn) + ": argument 'out' has dtype " + o.dtype_name + " but '" + lname +
                                "' has " + l.dtype_name + "; give 'out' the inputs' element type");
   if (o.device != l.device)
-    raise(PyExc_ValueError, std::string(K::fn) + ": 'out' is in " + device_word(o.device) + " and '" + lname +
-                                "' in " + device_word(l.device) + "; give every array on one device");
+    raise(PyExc_ValueError, std::string(fn) + ": 'out' is in " + device_word(o.device) + " and '" + lname + "' in " +
+                                device_word(l.device) + "; give every array on one device");
   const Fit of = o.fit();
-  if (of == Fit::None) raise_strides(K::fn, "out", o);
+  if (of == Fit::None) raise_strides(fn, "out", o);
   // An out that fits both layouts takes the inputs' one.
-  const bool out_right = of == Fit::Both ? in_right : of == Fit::Right;
-  if (l.dtype == Dtype::F64)
-    run_contract<K, double>(o, l, r, in_right, out_right, opt);
+  a.out_right = of == Fit::Both ? a.in_right : of == Fit::Right;
+  a.out = std::move(out);
+  return a;
+}
+
+// Calls f(out, left, right) with the arrays wrapped as Views of element type T in their layouts
+// and memory space, the GIL released; on the GPU, ordered with the caller's stream.
+template <class K, class T, class In, class Out, class Space, class F>
+void with_views(const Operands& a, F&& f) {
+  constexpr int lrank = 1 + (K::family == 2) + K::nk, rrank = 1 + (K::family >= 1) + K::nk;
+  const auto lv = wrap_view<const T, lrank, In, Space>(a.l);
+  const auto rv = wrap_view<const T, rrank, In, Space>(a.r);
+  const auto ov = wrap_view<T, 1 + K::family, Out, Space>(a.o);
+  py::gil_scoped_release nogil;
+  f(ov, lv, rv);
+}
+
+template <class K, class T, class Space, class F>
+void with_views(const Operands& a, F&& f) {
+  if (a.in_right)
+    a.out_right ? with_views<K, T, LayoutRight, LayoutRight, Space>(a, f)
+                : with_views<K, T, LayoutRight, LayoutLeft, Space>(a, f);
   else
-    run_contract<K, float>(o, l, r, in_right, out_right, opt);
-  return out;
+    a.out_right ? with_views<K, T, LayoutLeft, LayoutRight, Space>(a, f)
+                : with_views<K, T, LayoutLeft, LayoutLeft, Space>(a, f);
+}
+
+template <class K, class T, class F>
+void with_views(const Operands& a, F&& f) {
+#if defined(GRAIN_ENABLE_CUDA)
+  if (a.l.device == Device::Cuda) {
+    const std::uintptr_t stream = caller_stream(a.l);
+    order_before_grain(a.l, stream);
+    with_views<K, T, CudaSpace>(a, f);
+    order_after_grain(a.o, stream);
+    return;
+  }
+#endif
+  with_views<K, T, HostSpace>(a, f);
+}
+
+template <class K>
+py::object contract(py::handle left, py::handle right, py::object out, bool sum_into, const std::string& algorithm) {
+  ContractOptions opt;
+  opt.sum_into = sum_into;
+  opt.algorithm = parse_contract_algorithm(algorithm);  // grain::Error -> ValueError
+  const Operands a = borrow_operands<K>(K::fn, left, right, std::move(out), sum_into);
+  const auto run = [&](const auto& o, const auto& l, const auto& r) { K::call(o, l, r, opt); };
+  if (a.l.dtype == Dtype::F64)
+    with_views<K, double>(a, run);
+  else
+    with_views<K, float>(a, run);
+  return a.out;
 }
 
 template <class K>
 void def_contract(py::module_& m, const char* name, const char* doc) {
   m.def(name, &contract<K>, doc, "left"_a, "right"_a, py::kw_only(), "out"_a = py::none(), "sum_into"_a = false,
         "algorithm"_a = "auto");
+}
+
+// ---- plans --------------------------------------------------------------------------------------
+
+// The back end a plan's `device` argument asks for: auto (where the arrays are), cpu (OpenMP when
+// built with it), or a back end's name. grain checks it against the arrays.
+ContractExec exec_for(const std::string& device, const char* fn) {
+  if (device == "auto") return ContractExec::Auto;
+  if (device == "serial") return ContractExec::Serial;
+  if (device == "openmp") return ContractExec::OpenMP;
+  if (device == "cuda") return ContractExec::Cuda;
+  if (device == "cpu") {
+    const auto have = available_backends();
+    return std::find(have.begin(), have.end(), "openmp") != have.end() ? ContractExec::OpenMP : ContractExec::Serial;
+  }
+  raise(PyExc_ValueError, std::string(fn) + ": unknown device '" + device + "' (auto, cpu, cuda, openmp or serial)");
+}
+
+Tuning tuning_for(const std::string& tuning, const char* fn) {
+  if (tuning == "model") return Tuning::Model;
+  if (tuning == "measure") return Tuning::Measure;
+  raise(PyExc_ValueError, std::string(fn) + ": unknown tuning '" + tuning + "' (model or measure)");
+}
+
+// grain.Plan: a ContractPlan of either element type, with the kernel's argument handling for its
+// calls (arrays of either layout reach the C++ plan, which raises when they are not its own).
+class PyPlan {
+ public:
+  template <class T>
+  explicit PyPlan(ContractPlan<T> p) : plan(std::move(p)) {}
+
+  std::variant<ContractPlan<float>, ContractPlan<double>> plan;
+  py::object (*call)(const PyPlan&, py::handle, py::handle, py::object) = nullptr;
+  bool sum_into = false, in_right = true;
+  std::string left_shape, right_shape, out_shape;
+
+  bool is_double() const { return plan.index() == 1; }
+  template <class Fn>
+  decltype(auto) visit(Fn&& f) const { return std::visit(std::forward<Fn>(f), plan); }
+};
+
+template <class K>
+py::object plan_call(const PyPlan& p, py::handle left, py::handle right, py::object out) {
+  const char* fn = "grain.Plan";
+  const Operands a = borrow_operands<K>(fn, left, right, std::move(out), p.sum_into);
+  const bool dbl = a.l.dtype == Dtype::F64;
+  if (dbl != p.is_double())
+    raise(PyExc_TypeError, std::string(fn) + " (" + contract_kernel_name(K::kernel) + "): made for " +
+                               (p.is_double() ? "float64" : "float32") + " arrays, called with " + a.l.dtype_name +
+                               " ones; make a plan for these");
+  if (dbl) {
+    const auto& plan = std::get<ContractPlan<double>>(p.plan);
+    with_views<K, double>(a, [&](const auto& o, const auto& l, const auto& r) { plan(o, l, r); });
+  } else {
+    const auto& plan = std::get<ContractPlan<float>>(p.plan);
+    with_views<K, float>(a, [&](const auto& o, const auto& l, const auto& r) { plan(o, l, r); });
+  }
+  return a.out;
+}
+
+template <class K, class T>
+PyPlan make_plan_typed(const Operands& a, const PlanOptions& opt) {
+  std::optional<ContractPlan<T>> made;
+  with_views<K, T>(a, [&](const auto& o, const auto& l, const auto& r) {
+    made.emplace(grain::contract_plan(K::kernel, o, l, r, opt));
+  });
+  return PyPlan(std::move(*made));
+}
+
+template <class K>
+PyPlan make_plan(py::handle left, py::handle right, py::object out, const std::string& tuning, bool sum_into,
+                 const std::string& device, int candidates, int reps, bool save, const std::string& tuning_file) {
+  PlanOptions opt;
+  opt.tuning = tuning_for(tuning, K::plan_fn);
+  opt.exec = exec_for(device, K::plan_fn);
+  opt.sum_into = sum_into;
+  opt.candidates = candidates;  // grain checks both for >= 0
+  opt.reps = reps;
+  opt.save = save;
+  opt.tuning_file = tuning_file;
+  const Operands a = borrow_operands<K>(K::plan_fn, left, right, std::move(out), sum_into);
+  PyPlan p = a.l.dtype == Dtype::F64 ? make_plan_typed<K, double>(a, opt) : make_plan_typed<K, float>(a, opt);
+  p.call = &plan_call<K>;
+  p.sum_into = sum_into;
+  p.in_right = a.in_right;
+  p.left_shape = join(a.l.shape), p.right_shape = join(a.r.shape), p.out_shape = join(a.o.shape);
+  return p;
+}
+
+template <class K>
+void def_plan(py::module_& m, const char* name, const char* doc) {
+  m.def(name, &make_plan<K>, doc, "left"_a, "right"_a, py::kw_only(), "out"_a = py::none(), "tuning"_a = "model",
+        "sum_into"_a = false, "device"_a = "auto", "candidates"_a = 0, "reps"_a = 0, "save"_a = false,
+        "tuning_file"_a = "");
+}
+
+std::string plan_repr(const PyPlan& p) {
+  return p.visit([&](const auto& x) {
+    std::string s = std::string("grain.Plan(kernel='") + contract_kernel_name(x.kernel()) + "', algorithm='" +
+                    contract_algorithm_name(x.algorithm()) + "', source='" + x.source() + "', backend='" +
+                    contract_exec_name(x.exec()) + "', dtype=" + (p.is_double() ? "float64" : "float32") +
+                    ", order='" + (p.in_right ? "C" : "F") + "', left=" + p.left_shape + ", right=" + p.right_shape +
+                    ", out=" + p.out_shape;
+    if (p.sum_into) s += ", sum_into=True";
+    if (!x.timings().empty()) {
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.3f", x.planning_ms());
+      s += std::string(", planning_ms=") + ms;
+    }
+    return s + ")";
+  });
+}
+
+// The kernel a name gives: contract_kernel_name's spelling ("FieldFieldScalar") or the Python
+// functions' ("field_field_scalar").
+ContractKernel kernel_named(const std::string& name) {
+  const std::string prefix = "grain::contract_";
+  for (ContractKernel k : kAllContractKernels)
+    if (name == std::string(contract_function_name(k)).substr(prefix.size())) return k;
+  return parse_contract_kernel(name);  // grain::Error naming the kernels
+}
+
+bool is_double(py::handle dtype, bool fallback, const char* fn);  // below, with the sparse tensors
+
+std::string explain(const std::string& kernel_name, py::handle shape, py::handle layout, py::handle dtype,
+                    py::handle backend) {
+  const char* fn = "grain.explain";
+  const ContractKernel kernel = kernel_named(kernel_name);
+  // A tuple reads as its "C,L,R,P[,D1[,D2]]" text would: the same defaults and checks.
+  std::string text;
+  if (py::isinstance<py::str>(shape)) {
+    text = shape.cast<std::string>();
+  } else {
+    if (!py::isinstance<py::sequence>(shape))
+      raise(PyExc_TypeError, std::string(fn) + ": shape is a " +
+                                 std::string(py::str(py::type::handle_of(shape).attr("__name__"))) +
+                                 "; give a tuple (C, L, R, P[, D1[, D2]]) or a string 'C,L,R,P'");
+    for (auto v : shape) {
+      if (!PyIndex_Check(v.ptr()))
+        raise(PyExc_TypeError, std::string(fn) + ": shape entry " + std::string(py::repr(v)) +
+                                   " is not a whole number; give a tuple (C, L, R, P[, D1[, D2]])");
+      const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+      if (!index) throw py::error_already_set();
+      text += (text.empty() ? "" : ",") + std::string(py::str(index));
+    }
+  }
+  ContractShapeSpec s = parse_contract_shape(kernel, text);
+  const std::string b = backend.is_none() ? default_backend() : backend.cast<std::string>();
+  if (layout.is_none()) {
+    s.layout_left = b == "cuda";
+  } else {
+    const std::string l = layout.cast<std::string>();
+    if (l != "left" && l != "right" && l != "F" && l != "C")
+      raise(PyExc_ValueError, std::string(fn) + ": unknown layout '" + l + "' (left or F, right or C)");
+    s.layout_left = l == "left" || l == "F";
+  }
+  // C++'s names "double" and "float" too (NumPy reads "float" as float64).
+  const std::string name = py::isinstance<py::str>(dtype) ? dtype.cast<std::string>() : "";
+  s.dbl = name == "double" || (name != "float" && is_double(dtype, true, fn));
+  return contract_explain_text(contract_explain(s, b));
 }
 
 // ---- sparse tensors -----------------------------------------------------------------------------
@@ -754,6 +939,70 @@ PYBIND11_MODULE(_grain, m) {
   def_contract<Kernel_field_field_scalar>(m, "contract_field_field_scalar", doc);
   def_contract<Kernel_field_field_vector>(m, "contract_field_field_vector", doc);
   def_contract<Kernel_field_field_tensor>(m, "contract_field_field_tensor", doc);
+
+  const char* plan_doc =
+      "a grain.Plan for this contraction's shape, layout, element type and back end (docs/python.md); "
+      "tuning='measure' times the model's top candidates on these arrays, overwriting out";
+  def_plan<Kernel_data_data_scalar>(m, "plan_data_data_scalar", plan_doc);
+  def_plan<Kernel_data_data_vector>(m, "plan_data_data_vector", plan_doc);
+  def_plan<Kernel_data_data_tensor>(m, "plan_data_data_tensor", plan_doc);
+  def_plan<Kernel_data_field_scalar>(m, "plan_data_field_scalar", plan_doc);
+  def_plan<Kernel_data_field_vector>(m, "plan_data_field_vector", plan_doc);
+  def_plan<Kernel_data_field_tensor>(m, "plan_data_field_tensor", plan_doc);
+  def_plan<Kernel_field_field_scalar>(m, "plan_field_field_scalar", plan_doc);
+  def_plan<Kernel_field_field_vector>(m, "plan_field_field_vector", plan_doc);
+  def_plan<Kernel_field_field_tensor>(m, "plan_field_field_tensor", plan_doc);
+
+  py::class_<PyPlan>(m, "Plan",
+                     "A contraction's algorithm chosen once for one shape, layout, element type and back end "
+                     "(grain::ContractPlan); made by grain.plan_<kernel>")
+      .def("__call__",
+           [](const PyPlan& p, py::handle left, py::handle right, py::object out) {
+             return p.call(p, left, right, std::move(out));
+           },
+           "left"_a, "right"_a, "out"_a = py::none(),
+           "out = the contraction of left and right by the plan's algorithm; returns out (a new array when None)")
+      .def_property_readonly("kernel", [](const PyPlan& p) {
+        return p.visit([](const auto& x) { return std::string(contract_kernel_name(x.kernel())); });
+      })
+      .def_property_readonly("algorithm", [](const PyPlan& p) {
+        return p.visit([](const auto& x) { return std::string(contract_algorithm_name(x.algorithm())); });
+      })
+      .def_property_readonly(
+          "source", [](const PyPlan& p) { return p.visit([](const auto& x) { return x.source(); }); },
+          "model, plan cache, measured, or the tuning file's path")
+      .def_property_readonly("planning_ms", [](const PyPlan& p) {
+        return p.visit([](const auto& x) { return x.planning_ms(); });
+      })
+      .def_property_readonly("timings", [](const PyPlan& p) {
+        return p.visit([](const auto& x) {
+          py::list l;
+          for (const auto& t : x.timings()) l.append(py::make_tuple(contract_algorithm_name(t.algorithm), t.ms, t.cut));
+          return l;
+        });
+      }, "(algorithm, ms, cut) of each candidate timed; empty when nothing was timed")
+      .def_property_readonly("ranking", [](const PyPlan& p) {
+        return p.visit([](const auto& x) {
+          py::list l;
+          for (grain::ContractAlgorithm a : x.ranking()) l.append(contract_algorithm_name(a));
+          return l;
+        });
+      }, "the model's ranking, best first")
+      .def_property_readonly("backend", [](const PyPlan& p) {
+        return p.visit([](const auto& x) { return std::string(contract_exec_name(x.exec())); });
+      })
+      .def_property_readonly("dtype", [](const PyPlan& p) {
+        return p.is_double() ? py::dtype::of<double>() : py::dtype::of<float>();
+      })
+      .def_property_readonly("sum_into", [](const PyPlan& p) { return p.sum_into; })
+      .def("__repr__", &plan_repr);
+
+  m.def("explain", &explain, "kernel"_a, "shape"_a, py::kw_only(), "layout"_a = py::none(), "dtype"_a = "float64",
+        "backend"_a = py::none(),
+        "the text of `grain contract explain`: why Auto picks what it picks for one shape (docs/python.md)");
+  m.def("clear_plan_cache", [] { grain::impl::contract_plan_cache_clear(); },
+        "forgets the algorithms measured by plans in this process");
+  m.def("_tuning_reset", [] { grain::impl::contract_tuning_reset(); });  // tests: read GRAIN_TUNING_FILE again
 
   py::class_<PySparse>(m, "SparseTensor", "An N-way sparse tensor in coordinate form (grain::SparseTensor)")
       .def(py::init(&sparse_new), "indices"_a, "values"_a, "shape"_a = py::none(), py::kw_only(),

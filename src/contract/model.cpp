@@ -36,10 +36,13 @@ constexpr index_type kWgmmaMinK = 64;          // shorter K leaves its TMA pipel
 constexpr index_type kCellTilesMaxK = 32;      // short K leaves cuBLAS's tiles mostly idle
 constexpr index_type kMmaMinBlocks = 16;       // fewer 8-cell x 32 x 32 blocks leave the GPU idle
 constexpr index_type kMmaMinK = 16;            // at K = 8 mma's stages are mostly padding
-constexpr index_type kMmaShortKFields = 64;    // double: short K still pays up to 64 x 64 cells
+constexpr index_type kMmaMinFields = 16;       // LayoutLeft: cells of at most 16 fields fill a quarter of its 32 x 32 tile
+constexpr index_type kThinFields = 4;          // fewer fields on a side leave block's 8 x 8 registers mostly empty
+constexpr index_type kMidBlasOutputs = 192;    // LayoutRight cells of 192+ outputs under 16 fields a side: cuBLAS ...
+constexpr index_type kMidBlasK = 24;           // ... from K = 24
 constexpr index_type kSmallCellsDoubleOutputs = 64;  // double cells over 64 outputs with long K: cuBLAS
 constexpr index_type kSmallCellsDoubleK = 64;
-constexpr index_type kSmallBlasOutputs = 64;   // cuBLAS from 8 x 8 cells ...
+constexpr index_type kSmallBlasOutputs = 32;   // cuBLAS from 32 outputs a cell ...
 constexpr index_type kSmallBlasK = 64;         // ... and K = 64
 constexpr index_type kLanesMinK = 128;         // team-small-k's lanes pay for rows this long
 constexpr index_type kKSplitMinK = 1536;       // the K-split team: long K ...
@@ -117,10 +120,16 @@ const ContractRule kCudaRules[] = {
      "big LayoutRight cells: cuBLAS at the GEMM peak for contiguous matrices"},
     {"ff-big-left-mma", A::Mma,
      [](const F& f) {
-       return ff(f) && big(f) && f.mma_applies && mma_blocks(f) >= kMmaMinBlocks &&
-              (f.K >= kMmaMinK || (f.dbl && f.L <= kMmaShortKFields && f.R <= kMmaShortKFields));
+       return ff(f) && big(f) && f.mma_applies && mma_blocks(f) >= kMmaMinBlocks && f.K >= kMmaMinK &&
+              f.L > kMmaMinFields && f.R > kMmaMinFields;
      },
      "big LayoutLeft cells over enough blocks: tensor cores read cells-fastest tiles through shared memory"},
+    {"ff-right-mid-blas", A::Blas,
+     [](const F& f) {
+       return ff(f) && !big(f) && !f.cells_fastest && f.L * f.R >= kMidBlasOutputs && f.K >= kMidBlasK &&
+              f.blas_applies;
+     },
+     "LayoutRight cells of many outputs but under 16 fields a side: still cuBLAS's batched GEMM"},
     {"ff-small-right-cells", A::TeamSmallK,
      [](const F& f) {
        return ff(f) && !big(f) && !f.cells_fastest && f.k_cells &&
@@ -132,7 +141,10 @@ const ContractRule kCudaRules[] = {
        return ff(f) && !big(f) && !f.cells_fastest && f.L * f.R >= kSmallBlasOutputs && f.K >= kSmallBlasK &&
               f.blas_applies;
      },
-     "small LayoutRight cells from 8 x 8 with long K: cuBLAS's batched GEMM"},
+     "small LayoutRight cells of 32+ outputs with long K: cuBLAS's batched GEMM"},
+    {"ff-right-thin-long-k", A::TeamSmallK,
+     [](const F& f) { return ff(f) && !f.cells_fastest && std::min(f.L, f.R) < kThinFields && f.K > kDdLanesK; },
+     "LayoutRight cells of 1-3 fields a side with K > 32: rows like DataData's, lanes over K"},
     {"ff-small-right-long-k", A::TeamSmallK,
      [](const F& f) { return ff(f) && !big(f) && !f.cells_fastest && f.K >= kLanesMinK; },
      "small LayoutRight cells with long rows: team-small-k's lanes split each row"},
@@ -143,6 +155,9 @@ const ContractRule kCudaRules[] = {
        return ff(f) && !big(f) && f.cells_fastest && f.K >= kKSplitMinK && f.C * f.L * f.R <= kKSplitMaxOutputs;
      },
      "small LayoutLeft cells, long K over few outputs: the K-split team keeps enough loads in flight"},
+    {"ff-left-thin-cells", A::Flat,
+     [](const F& f) { return ff(f) && f.cells_fastest && std::min(f.L, f.R) < kThinFields; },
+     "LayoutLeft cells of 1-3 fields a side: block's 8 x 8 registers mostly empty; flat, one thread an output"},
     {"ff-few-blocks", A::Flat,
      [](const F& f) {
        return ff(f) && (block_threads(f) < kBlockMinThreads.of(f) ||
@@ -216,7 +231,7 @@ ContractRuleTable contract_model_rules(bool gpu) {
 const std::vector<ContractAlgorithm>& contract_model_fallback(bool gpu, ContractFamily family) {
   // The order the study's algorithms usually finish in on each back end: the register-blocked and
   // staged ones first, the one-team-per-output ones last.
-  static const std::vector<A> gpu_ff{A::Block, A::Flat, A::TeamSmallK, A::Mma, A::Blas, A::Tile, A::AdaptiveSlice,
+  static const std::vector<A> gpu_ff{A::Block, A::Blas, A::Mma, A::Flat, A::TeamSmallK, A::Tile, A::AdaptiveSlice,
                                      A::Slice, A::TeamStride, A::TeamDepth2, A::TeamDepth1};
   static const std::vector<A> gpu_df{A::Flat, A::TeamSmallK, A::Block, A::AdaptiveSlice, A::Slice,
                                      A::TeamStride, A::TeamDepth2, A::TeamDepth1};

@@ -265,7 +265,8 @@ std::string device_locked(TuningState& s, ContractExec e) {
   if (!s.device_override.empty()) return s.device_override;
   if (e == ContractExec::Cuda) {
 #if defined(GRAIN_ENABLE_CUDA)
-    if (s.gpu_name.empty()) s.gpu_name = impl::cuda_device().name;
+    // No GPU (explaining the CUDA model on a CPU machine): no entry can match.
+    if (s.gpu_name.empty()) s.gpu_name = impl::cuda_device_count() > 0 ? impl::cuda_device().name : "no GPU";
     return s.gpu_name;
 #else
     return "no GPU";

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ TEST(Cli, TopLevelHelpListsEveryCommand) {
   for (const char* args : {"--help", "-h", "help"}) {
     const Result r = grain(args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
-    for (const char* cmd : {"info", "generate", "cp-als", "score", "bench", "tune", "help"})
+    for (const char* cmd : {"info", "generate", "cp-als", "score", "bench", "tune", "contract", "help"})
       EXPECT_TRUE(has(r.out, cmd)) << args << " does not list " << cmd << ":\n" << r.out;
   }
 }
@@ -113,7 +114,8 @@ TEST(Cli, EveryCommandHelpListsItsOptionsAndDefaults) {
       {"bench paper", {"--backend", "--kernel", "--min-n", "--max-n", "--reps", "--json"}},
       {"bench contract", {"--kernel", "--case", "--dtype", "--backend", "--algorithm", "--layout", "--budget-mib",
                           "--reps", "--json", "--no-verify", "--quiet", "--sweep", "--sweep-p", "--sweep-budgets",
-                          "--sweep-fields", "--sweep-kernels"}},
+                          "--sweep-fields", "--sweep-kernels", "--shapes", "--count", "--seed"}},
+      {"contract explain", {"--kernel", "--shape", "--layout", "--dtype", "--backend"}},
       {"bench mttkrp", {"FILE", "--kind", "--dims", "--nnz", "--rank", "--reps", "--cp-als-iters", "--tiled-rows",
                         "--lanes", "--name", "--no-verify", "--all", "--backend", "--dtype", "--json"}},
   };
@@ -456,6 +458,59 @@ TEST(Cli, BenchContractJsonToStandardOutput) {
     const double ms = row.at("ms");
     EXPECT_TRUE(ms > 0) << row.dump();
   }
+}
+
+// The held-out sweep: random shapes from a seed, every row with its seed and both of Auto's picks,
+// and the distribution in the summary; the same seed draws the same shapes.
+TEST(Cli, BenchContractRandomShapes) {
+  const std::string args = "bench contract --backend serial --shapes random --count 3 --dtype double "
+                           "--kernel DataFieldScalar,DataDataVector --algorithm flat,block,team-small-k --budget-mib 1 --reps 1 "
+                           "--json - --seed ";
+  const Result r = grain(args + "7");
+  const nlohmann::json rows = bench_rows(r);
+  ASSERT_FALSE(rows.empty());
+  std::set<std::string> shapes;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("shape_seed"), 7) << row.dump();
+    EXPECT_EQ(row.at("verified"), true) << row.dump();
+    EXPECT_TRUE(row.contains("model_pick") && row.contains("measure_pick") && row.contains("planning_ms")) << row.dump();
+    shapes.insert(row.at("kernel").get<std::string>() + " " + row.at("case").get<std::string>() + " " +
+                  std::to_string(row.at("L").get<long>()) + "x" + std::to_string(row.at("R").get<long>()) + "x" +
+                  std::to_string(row.at("P").get<long>()));
+  }
+  EXPECT_EQ(shapes.size(), 3u);
+  const nlohmann::json summary = nlohmann::json::parse(r.out).at("summary");
+  EXPECT_EQ(summary.at("shape_seed"), 7);
+  const double median = summary.at("double_model_median");
+  EXPECT_TRUE(median >= 1.0) << summary.dump();
+  // The same seed, the same shapes.
+  std::set<std::string> again;
+  for (const auto& row : bench_rows(grain(args + "7")))
+    again.insert(row.at("kernel").get<std::string>() + " " + row.at("case").get<std::string>() + " " +
+                 std::to_string(row.at("L").get<long>()) + "x" + std::to_string(row.at("R").get<long>()) + "x" +
+                 std::to_string(row.at("P").get<long>()));
+  EXPECT_EQ(again, shapes);
+  const Result bad = grain("bench contract --shapes random --sweep --backend serial");
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  EXPECT_TRUE(has(bad.err, "choose one")) << bad.err;
+}
+
+// explain prints the facts, the rules, the candidates and the pick; bad shapes are clear errors.
+TEST(Cli, ContractExplain) {
+  const Result r = grain("contract explain --kernel FieldFieldScalar --shape 1000,8,8,27 --backend serial");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"what the model reads", "rules that hold", "candidates", "model's pick: ", "pick: "})
+    EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
+  // The CUDA model is explained without a GPU too.
+  const Result gpu = grain("contract explain --kernel DataFieldTensor --shape 500,1,9,8,2,2 --backend cuda --dtype float");
+  ASSERT_EQ(gpu.status, 0) << gpu.err;
+  EXPECT_TRUE(has(gpu.out, "layout left")) << gpu.out;
+  const Result bad = grain("contract explain --kernel DataDataScalar --shape 10,2,1,8 --backend serial");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_TRUE(has(bad.err, "L must be 1")) << bad.err;
+  const Result missing = grain("contract explain --kernel DataDataScalar");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_TRUE(has(missing.err, "--shape")) << missing.err;
 }
 
 TEST(Cli, TuneWritesATuningFile) {

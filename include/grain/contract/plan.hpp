@@ -108,10 +108,18 @@ class ContractPlan {
                         contract_exec_name(exec_), ", called with Views that run on ", contract_exec_name(e));
     if (!impl::contract_same_geometry(p, problem_))
       impl::throw_error("grain::ContractPlan (", contract_kernel_name(problem_.kernel), "): made for out ", shapes_[0],
-                        ", left ", shapes_[1], ", right ", shapes_[2], "; called with out ", out.shape(), ", left ",
-                        left.shape(), ", right ", right.shape(),
-                        " (extents or strides differ: make a plan for these Views)");
+                        ", left ", shapes_[1], ", right ", shapes_[2], " (", layout_of(problem_), "); called with out ",
+                        out.shape(), ", left ", left.shape(), ", right ", right.shape(), " (", layout_of(p),
+                        "): make a plan for these Views");
     impl::contract_run(p, algorithm_, e);
+  }
+
+  // The strides a plan compares, in words: the layout where it is one of the two, else the strides.
+  static std::string layout_of(const impl::ContractProblem<T>& q) {
+    if (q.cells_unit() && q.C > 1) return "cells fastest: LayoutLeft";
+    if (q.k_unit() || q.K <= 1) return "contracted index fastest: LayoutRight";
+    return "cell stride " + std::to_string(q.a_c) + ", contracted strides " + std::to_string(q.a_s1) + "/" +
+           std::to_string(q.a_s0);
   }
 
   // What contract_plan decided (it is the constructor's one caller).
