@@ -25,6 +25,9 @@ struct ByType {
 
 // ---- the constants --------------------------------------------------------------------------------
 
+// Both.
+constexpr index_type kThinFields = 4;  // fewer fields on a side leave block's register blocks mostly empty
+
 // CPU.
 constexpr index_type kHostSmallCellOutputs = 64;  // at most 8 x 8 outputs: packing costs more than summing
 constexpr index_type kHostFlatMinK = 32;          // shorter rows: block's packed cell is cheap again
@@ -37,7 +40,6 @@ constexpr index_type kCellTilesMaxK = 32;      // short K leaves cuBLAS's tiles 
 constexpr index_type kMmaMinBlocks = 16;       // fewer 8-cell x 32 x 32 blocks leave the GPU idle
 constexpr index_type kMmaMinK = 16;            // at K = 8 mma's stages are mostly padding
 constexpr index_type kMmaMinFields = 16;       // LayoutLeft: cells of at most 16 fields fill a quarter of its 32 x 32 tile
-constexpr index_type kThinFields = 4;          // fewer fields on a side leave block's 8 x 8 registers mostly empty
 constexpr index_type kMidBlasOutputs = 192;    // LayoutRight cells of 192+ outputs under 16 fields a side: cuBLAS ...
 constexpr index_type kMidBlasK = 24;           // ... from K = 24
 constexpr index_type kSmallCellsDoubleOutputs = 64;  // double cells over 64 outputs with long K: cuBLAS
@@ -86,6 +88,8 @@ index_type block_threads(const F& f) { return ((f.L + 7) / 8) * ((f.R + 7) / 8) 
 // ---- the CPU table ----------------------------------------------------------------------------------
 
 const ContractRule kHostRules[] = {
+    {"ff-thin-cells", A::Flat, [](const F& f) { return ff(f) && std::min(f.L, f.R) < kThinFields; },
+     "cells of 1-3 fields a side: block's register panels mostly empty; flat sums in place"},
     {"ff-left-small-cells", A::Flat,
      [](const F& f) { return ff(f) && f.cells_fastest && small_cells(f) && !f.host_cell_vectors; },
      "small LayoutLeft cells without block's cells-as-vectors kernel: packing costs more than summing"},
