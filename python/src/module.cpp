@@ -930,28 +930,23 @@ PYBIND11_MODULE(_grain, m) {
   m.def("info", &info, "version, back ends, threads and the array protocols of this build, as a dict");
 
   const char* doc = "out = contraction of left and right (docs/python.md); returns out";
-  def_contract<Kernel_data_data_scalar>(m, "contract_data_data_scalar", doc);
-  def_contract<Kernel_data_data_vector>(m, "contract_data_data_vector", doc);
-  def_contract<Kernel_data_data_tensor>(m, "contract_data_data_tensor", doc);
-  def_contract<Kernel_data_field_scalar>(m, "contract_data_field_scalar", doc);
-  def_contract<Kernel_data_field_vector>(m, "contract_data_field_vector", doc);
-  def_contract<Kernel_data_field_tensor>(m, "contract_data_field_tensor", doc);
-  def_contract<Kernel_field_field_scalar>(m, "contract_field_field_scalar", doc);
-  def_contract<Kernel_field_field_vector>(m, "contract_field_field_vector", doc);
-  def_contract<Kernel_field_field_tensor>(m, "contract_field_field_tensor", doc);
-
   const char* plan_doc =
       "a grain.Plan for this contraction's shape, layout, element type and back end (docs/python.md); "
       "tuning='measure' times the model's top candidates on these arrays, overwriting out";
-  def_plan<Kernel_data_data_scalar>(m, "plan_data_data_scalar", plan_doc);
-  def_plan<Kernel_data_data_vector>(m, "plan_data_data_vector", plan_doc);
-  def_plan<Kernel_data_data_tensor>(m, "plan_data_data_tensor", plan_doc);
-  def_plan<Kernel_data_field_scalar>(m, "plan_data_field_scalar", plan_doc);
-  def_plan<Kernel_data_field_vector>(m, "plan_data_field_vector", plan_doc);
-  def_plan<Kernel_data_field_tensor>(m, "plan_data_field_tensor", plan_doc);
-  def_plan<Kernel_field_field_scalar>(m, "plan_field_field_scalar", plan_doc);
-  def_plan<Kernel_field_field_vector>(m, "plan_field_field_vector", plan_doc);
-  def_plan<Kernel_field_field_tensor>(m, "plan_field_field_tensor", plan_doc);
+  // contract_<name> and plan_<name> of each kernel.
+#define GRAIN_DEF_KERNEL(NAME)                                   \
+  def_contract<Kernel_##NAME>(m, "contract_" #NAME, doc); \
+  def_plan<Kernel_##NAME>(m, "plan_" #NAME, plan_doc)
+  GRAIN_DEF_KERNEL(data_data_scalar);
+  GRAIN_DEF_KERNEL(data_data_vector);
+  GRAIN_DEF_KERNEL(data_data_tensor);
+  GRAIN_DEF_KERNEL(data_field_scalar);
+  GRAIN_DEF_KERNEL(data_field_vector);
+  GRAIN_DEF_KERNEL(data_field_tensor);
+  GRAIN_DEF_KERNEL(field_field_scalar);
+  GRAIN_DEF_KERNEL(field_field_vector);
+  GRAIN_DEF_KERNEL(field_field_tensor);
+#undef GRAIN_DEF_KERNEL
 
   py::class_<PyPlan>(m, "Plan",
                      "A contraction's algorithm chosen once for one shape, layout, element type and back end "
