@@ -231,4 +231,8 @@ if has bench; then
   "$G" bench paper --backend cuda --json "$out/r/paper.json" > "$out/r/paper.txt" 2>&1
   say "bench paper rc=$?"; tail -n 40 "$out/r/paper.txt" >> "$log"
 fi
-tar -czf "$out/results.tar.gz" -C "$out" r && rm -rf "$out/r"
+# A second run in the same call keeps the first one's results: results-2.tar.gz, and so on.
+tarball=$out/results.tar.gz
+n=1
+while [ -e "$tarball" ]; do n=$((n + 1)); tarball=$out/results-$n.tar.gz; done
+tar -czf "$tarball" -C "$out" r && rm -rf "$out/r"
