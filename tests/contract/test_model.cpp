@@ -253,6 +253,7 @@ void plan_cache_and_results() {
   FieldField<Exec, double> d(300, 9, 7, 12);
   grain::PlanOptions opt;
   opt.tuning = grain::Tuning::Measure;
+  opt.exec = grain::impl::contract_exec_of<Exec>();  // host Views would run on OpenMP by default
   const auto first = grain::plan_field_field_scalar(d.out, d.left, d.right, opt);
   EXPECT_EQ(first.source(), "measured");
   EXPECT_FALSE(first.timings().empty());
@@ -273,7 +274,8 @@ void plan_cache_and_results() {
   EXPECT_EQ(again.algorithm(), first.algorithm());
   // Plain calls of that class use it.
   const auto p = grain::contract_problem(ContractKernel::FieldFieldScalar, d2.out, d2.left, d2.right);
-  EXPECT_EQ(grain::impl::contract_auto_algorithm(p, grain::impl::contract_exec_of<Exec>()), first.algorithm());
+  EXPECT_EQ(first.exec(), grain::impl::contract_exec_of<Exec>());
+  EXPECT_EQ(grain::impl::contract_auto_algorithm(p, first.exec()), first.algorithm());
 
   // Another element type: measured anew.
   FieldField<Exec, float> f(300, 9, 7, 12);
@@ -286,7 +288,9 @@ void plan_cache_and_results() {
 
   // A model plan never times, and is correct too.
   grain::impl::contract_plan_cache_clear();
-  const auto model = grain::plan_field_field_scalar(d.out, d.left, d.right);
+  grain::PlanOptions model_opt;
+  model_opt.exec = opt.exec;
+  const auto model = grain::plan_field_field_scalar(d.out, d.left, d.right, model_opt);
   EXPECT_EQ(model.source(), "model");
   EXPECT_TRUE(model.timings().empty());
   EXPECT_EQ(model.algorithm(), model.ranking().front());
