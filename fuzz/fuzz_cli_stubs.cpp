@@ -11,6 +11,7 @@
 #include "contract_bench.hpp"
 #include "contract_measure.hpp"
 #include "core_bench.hpp"
+#include "grain/contract/explain.hpp"
 #include "grain/contract/tune.hpp"
 #include "mttkrp_bench.hpp"
 #include "paper_bench.hpp"
@@ -21,6 +22,9 @@ ContractTuneResult contract_tune(const ContractTuneOptions&, const std::function
   __builtin_trap();
 }
 std::string contract_tune_summary(const ContractTuneResult&) { __builtin_trap(); }
+ContractShapeSpec parse_contract_shape(ContractKernel, const std::string&) { __builtin_trap(); }
+ContractExplanation contract_explain(const ContractShapeSpec&, const std::string&) { __builtin_trap(); }
+std::string contract_explain_text(const ContractExplanation&) { __builtin_trap(); }
 
 namespace cli {
 int run_info(bool) { __builtin_trap(); }
