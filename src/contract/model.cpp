@@ -39,7 +39,12 @@ constexpr index_type kWgmmaMinK = 64;          // shorter K leaves its TMA pipel
 constexpr index_type kCellTilesMaxK = 32;      // short K leaves cuBLAS's tiles mostly idle
 constexpr index_type kMmaMinBlocks = 16;       // fewer 8-cell x 32 x 32 blocks leave the GPU idle
 constexpr index_type kMmaMinK = 16;            // at K = 8 mma's stages are mostly padding
-constexpr index_type kMmaMinFields = 16;       // LayoutLeft: cells of at most 16 fields fill a quarter of its 32 x 32 tile
+constexpr index_type kMmaMinFields = 16;       // LayoutRight: cells of at most 16 fields fill a quarter of its 32 x 32 tile
+constexpr index_type kMmaLeftMinFields = 9;    // LayoutLeft: under 9 fields a side, block's 8 x 8 registers fill better
+constexpr ByType kMmaLeftFilledK{16, 8};       // LayoutLeft: mma from this K times its tiles' filled share (the
+                                               // work per padded tile entry); FP64 tensor cores pay sooner
+constexpr index_type kThinBlockFields = 3;     // LayoutLeft cells of 3 fields a side with short K ...
+constexpr index_type kThinBlockMaxK = 16;      // ... write more than they read: block's stores still win
 constexpr index_type kMidBlasOutputs = 192;    // LayoutRight cells of 192+ outputs under 16 fields a side: cuBLAS ...
 constexpr index_type kMidBlasK = 24;           // ... from K = 24
 constexpr index_type kSmallCellsDoubleOutputs = 64;  // double cells over 64 outputs with long K: cuBLAS
@@ -58,12 +63,13 @@ constexpr index_type kDfBlockMinR = 4;            // float DataField block: 4 < 
 constexpr index_type kDfBlockMaxR = 8;
 constexpr index_type kDfBlockMaxK = 16;
 constexpr index_type kDfBlockMinThreads = 65536;
-constexpr index_type kLeftSplitMinK = 512;        // the K-split team from K = 512 ...
-constexpr ByType kDfLeftSplitOutputs{35000, 70000};  // ... over at most this many outputs
+constexpr index_type kLeftSplitMinK = 256;        // the K-split team from K = 256 ...
+constexpr ByType kDfLeftSplitOutputs{60000, 70000};  // ... over at most this many outputs
 constexpr index_type kDfFloatSplitMinK = 1536;    // float: still ahead to 70000 outputs from K = 1536
 constexpr index_type kDfFloatSplitOutputs = 70000;
-constexpr index_type kDdLeftSplitCells = 40000;   // DataData: under 40000 cells
-constexpr index_type kDdFloatSplitFrom = 100000;  // float: also 100000-400000 cells
+constexpr ByType kDdLeftSplitCells{60000, 40000};  // DataData: under this many cells
+constexpr index_type kDdFloatSplitMinK = 512;     // float from K = 512: also 100000-400000 cells
+constexpr index_type kDdFloatSplitFrom = 100000;
 constexpr index_type kDdFloatSplitTo = 400000;
 
 // GPU Data kernels, LayoutRight.
@@ -84,6 +90,10 @@ bool big(const F& f) { return f.L >= kBigFields && f.R >= kBigFields; }
 bool small_cells(const F& f) { return f.L * f.R <= kHostSmallCellOutputs; }
 index_type mma_blocks(const F& f) { return (f.C + 7) / 8 * ((f.L + 31) / 32) * ((f.R + 31) / 32); }
 index_type block_threads(const F& f) { return ((f.L + 7) / 8) * ((f.R + 7) / 8) * f.C; }
+// K times the share of mma's 32 x 32 tiles that a cell fills: its useful work per padded entry.
+double mma_filled_k(const F& f) {
+  return static_cast<double>(f.L * f.R) * f.K / (((f.L + 31) / 32) * ((f.R + 31) / 32) * 1024.0);
+}
 
 // ---- the CPU table ----------------------------------------------------------------------------------
 
@@ -122,12 +132,18 @@ const ContractRule kCudaRules[] = {
      "LayoutRight float cells of 16-32 fields with short K: staged cell tiles; cuBLAS's tiles idle"},
     {"ff-big-blas", A::Blas, [](const F& f) { return ff(f) && big(f) && f.blas_applies; },
      "big LayoutRight cells: cuBLAS at the GEMM peak for contiguous matrices"},
-    {"ff-big-left-mma", A::Mma,
+    {"ff-left-mma", A::Mma,
      [](const F& f) {
-       return ff(f) && big(f) && f.mma_applies && mma_blocks(f) >= kMmaMinBlocks && f.K >= kMmaMinK &&
-              f.L > kMmaMinFields && f.R > kMmaMinFields;
+       return ff(f) && f.cells_fastest && f.mma_applies && std::min(f.L, f.R) >= kMmaLeftMinFields &&
+              mma_filled_k(f) >= kMmaLeftFilledK.of(f) && mma_blocks(f) >= kMmaMinBlocks;
      },
-     "big LayoutLeft cells over enough blocks: tensor cores read cells-fastest tiles through shared memory"},
+     "LayoutLeft cells whose K outweighs mma's tile padding: tensor cores read cells-fastest tiles via shared memory"},
+    {"ff-big-mma", A::Mma,
+     [](const F& f) {
+       return ff(f) && !f.cells_fastest && big(f) && f.mma_applies && mma_blocks(f) >= kMmaMinBlocks &&
+              f.K >= kMmaMinK && f.L > kMmaMinFields && f.R > kMmaMinFields;
+     },
+     "big cells without cuBLAS over enough blocks: tensor cores"},
     {"ff-right-mid-blas", A::Blas,
      [](const F& f) {
        return ff(f) && !big(f) && !f.cells_fastest && f.L * f.R >= kMidBlasOutputs && f.K >= kMidBlasK &&
@@ -159,6 +175,12 @@ const ContractRule kCudaRules[] = {
        return ff(f) && !big(f) && f.cells_fastest && f.K >= kKSplitMinK && f.C * f.L * f.R <= kKSplitMaxOutputs;
      },
      "small LayoutLeft cells, long K over few outputs: the K-split team keeps enough loads in flight"},
+    {"ff-left-thin-short-k", A::Block,
+     [](const F& f) {
+       return ff(f) && f.cells_fastest && std::min(f.L, f.R) == kThinBlockFields && f.K <= kThinBlockMaxK &&
+              block_threads(f) >= kBlockMinThreads.of(f);
+     },
+     "LayoutLeft cells of 3 fields a side with short K: the output outweighs the rows, and block stores it best"},
     {"ff-left-thin-cells", A::Flat,
      [](const F& f) { return ff(f) && f.cells_fastest && std::min(f.L, f.R) < kThinFields; },
      "LayoutLeft cells of 1-3 fields a side: block's 8 x 8 registers mostly empty; flat, one thread an output"},
@@ -192,7 +214,8 @@ const ContractRule kCudaRules[] = {
     {"dd-left-k-split", A::TeamSmallK,
      [](const F& f) {
        return dd(f) && f.cells_fastest && f.K >= kLeftSplitMinK &&
-              (f.C < kDdLeftSplitCells || (!f.dbl && f.C >= kDdFloatSplitFrom && f.C <= kDdFloatSplitTo));
+              (f.C < kDdLeftSplitCells.of(f) ||
+               (!f.dbl && f.K >= kDdFloatSplitMinK && f.C >= kDdFloatSplitFrom && f.C <= kDdFloatSplitTo));
      },
      "long rows over few cells (float: also 100000-400000 cells): the K-split team keeps loads in flight"},
     {"dd-left", A::Flat, [](const F& f) { return dd(f) && f.cells_fastest; },
