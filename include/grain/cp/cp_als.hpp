@@ -21,6 +21,13 @@
 // never decreases. Rows are independent, so the sweeps are one parallel loop over them; no R x R
 // solve is needed.
 //
+// Across ranks (CpAlsOptions::comm, grain/dist/comm.hpp) each rank holds a share of the nonzeros
+// and the whole model. Per mode, each rank's MTTKRP of its share is summed onto the owners of
+// contiguous blocks of rows (reduce-scatter); each owner solves, normalizes and takes the Gram
+// matrix of its rows, with the column norms and the Gram matrix all-reduced (R and R x R values);
+// the updated rows are then all-gathered. The fit's <X, M> and ||X|| are all-reduced too: every
+// rank ends each iteration with the same model and fit, as one process would compute them.
+//
 // A run may stop after any iteration (CpAlsOptions::after_iteration) and continue later from its
 // factors (CpAlsOptions::iterations_done, fit_done: grain/cp/checkpoint.hpp saves them), reaching the
 // same factors, to rounding, as a run never stopped.
@@ -37,6 +44,7 @@
 
 #include "grain/core.hpp"
 #include "grain/cp/dense_solve.hpp"
+#include "grain/dist/comm.hpp"
 #include "grain/cp/ktensor.hpp"
 #include "grain/cp/memory.hpp"
 #include "grain/cp/mttkrp.hpp"
@@ -59,6 +67,7 @@ inline const char* dense_solve_name(DenseSolve d) {
 struct CpAlsIteration {
   int iteration = 0;
   double fit = 0, change = 0, seconds = 0, mttkrp_seconds = 0;
+  double comm_seconds = 0;  // in collectives (across ranks)
   bool last = false;  // no iteration follows: the fit converged or maxiters is reached
 };
 
@@ -78,6 +87,10 @@ struct CpAlsOptions {
   // Called after each iteration with the model holding that iteration's factors and weights,
   // un-arranged (what a checkpoint saves). Returning false stops the run after it.
   std::function<bool(const CpAlsIteration&)> after_iteration;
+  // The ranks that share the tensor's nonzeros: the tensor given is this rank's share, with the
+  // whole tensor's dimensions, and the model given is the same on every rank. nullptr (or one
+  // rank): this process holds the whole tensor.
+  dist::Comm* comm = nullptr;
 };
 
 struct CpAlsResult {
@@ -89,6 +102,8 @@ struct CpAlsResult {
   std::vector<MttkrpAlgorithm> algorithms;      // per mode
   bool used_pseudo_inverse = false;
   bool stopped = false;  // after_iteration returned false before the run was done
+  int ranks = 1;
+  double comm_seconds = 0, comm_bytes = 0;  // in collectives, and the bytes this rank sent into them
 };
 
 namespace impl {
@@ -147,10 +162,15 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     grain::impl::throw_error("grain::cp::cp_als: iterations_done ", opts.iterations_done, " and fit_done ",
                              opts.fit_done, " must be non-negative and finite");
   if (!(opts.tol >= 0)) grain::impl::throw_error("grain::cp::cp_als: tol ", opts.tol, " must be non-negative");
+  dist::Comm* comm = opts.comm && opts.comm->size() > 1 ? opts.comm : nullptr;
+  const int P = comm ? comm->size() : 1, me = comm ? comm->rank() : 0;
   CpAlsResult res;
+  res.ranks = P;
   res.mttkrp_seconds_per_mode.assign(N, 0.0);
+  const double comm_s0 = comm ? comm->seconds() : 0, comm_b0 = comm ? comm->bytes() : 0;
   const auto ts = clock::now();
-  const double normX2 = norm_squared<Exec>(X);
+  double normX2 = norm_squared<Exec>(X);
+  if (comm) normX2 = comm->allreduce_value(normX2);
   if (!(normX2 > 0)) grain::impl::throw_error("grain::cp::cp_als: the tensor is zero (norm 0)");
   const double normX = std::sqrt(normX2);
   std::vector<std::vector<double>> grams(N);
@@ -158,11 +178,66 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   View<T*, LayoutRight, Space> gram_buf;  // the GPU Gram's partial products, reused by every mode
   {
     // The outputs and the MTTKRP copies must fit in what is free: Auto gives up copies first.
-    const MemoryInfo mem = memory_info<Space>();
-    res.algorithms = plan_mttkrp_algorithms<Exec>(X, R, opts.mttkrp, mem.available, false);
-    check_memory(cp_als_memory<Exec>(X, R, res.algorithms, false), mem, "CP-ALS at rank " + std::to_string(R),
-                 "a smaller rank, or an MTTKRP that copies nothing (team or atomic)");
+    // Across ranks, one rank's shortfall stops them all with its message.
+    std::string error;
+    try {
+      const MemoryInfo mem = memory_info<Space>();
+      res.algorithms = plan_mttkrp_algorithms<Exec>(X, R, opts.mttkrp, mem.available, false);
+      check_memory(cp_als_memory<Exec>(X, R, res.algorithms, false), mem, "CP-ALS at rank " + std::to_string(R),
+                   "a smaller rank, or an MTTKRP that copies nothing (team or atomic)");
+    } catch (const std::exception& e) {
+      if (!comm) throw;
+      error = e.what();
+    }
+    if (comm) comm->agree(error);
   }
+  // The rows of each mode this rank updates (all of them on one rank), the MTTKRP's sum over the
+  // ranks for those rows, and host copies where the engine cannot reach the device.
+  std::vector<dist::RowRange> own(N);
+  std::vector<std::vector<std::size_t>> row_counts(N);  // elements of each rank's rows, per mode
+  std::vector<View<T**, LayoutRight, Space>> Bown(N);
+  View<T*, LayoutRight, HostSpace> stage;  // device runs: a mode's MTTKRP or factor on the host
+  for (int m = 0; m < N; ++m) {
+    own[m] = dist::owned_rows(X.dim(m), P, me);
+    if (!comm) continue;
+    for (int p = 0; p < P; ++p)
+      row_counts[m].push_back(static_cast<std::size_t>(dist::owned_rows(X.dim(m), P, p).count) * R);
+    Bown[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp_owned", own[m].count, R);
+    if constexpr (!Space::host_accessible)
+      if (static_cast<index_type>(stage.extent(0)) < X.dim(m) * R)
+        stage = View<T*, LayoutRight, HostSpace>(WithoutInitializing, "cp_als_stage", X.dim(m) * R);
+  }
+  // The rows of factor n (or of an I_n x R buffer) this rank owns.
+  auto owned = [&](const View<T**, LayoutRight, Space>& A, int n) {
+    return View<T**, LayoutRight, Space>(A.data() + own[n].begin * R, own[n].count, R);
+  };
+  auto flat = [](T* p, index_type n) { return View<T*, LayoutRight, Space>(p, n); };
+  // B[n] summed over the ranks into Bown[n] (this rank's rows).
+  auto reduce_to_owners = [&](int n) {
+    if constexpr (Space::host_accessible) {
+      comm->reduce_scatter(B[n].data(), Bown[n].data(), row_counts[n], dist::data_type<T>());
+    } else {
+      const index_type IR = X.dim(n) * R, OR = own[n].count * R;
+      View<T*, LayoutRight, HostSpace> all(stage.data(), IR);
+      deep_copy(all, flat(B[n].data(), IR));
+      std::vector<T> mine(static_cast<std::size_t>(OR));
+      comm->reduce_scatter(all.data(), mine.data(), row_counts[n], dist::data_type<T>());
+      deep_copy(flat(Bown[n].data(), OR), View<T*, LayoutRight, HostSpace>(mine.data(), OR));
+    }
+  };
+  // Every rank's rows of factor n to every rank.
+  auto gather_rows = [&](int n) {
+    if constexpr (Space::host_accessible) {
+      comm->allgather(M.factors[n].data(), row_counts[n], dist::data_type<T>());
+    } else {
+      const index_type IR = X.dim(n) * R, OR = own[n].count * R;
+      View<T*, LayoutRight, HostSpace> all(stage.data(), IR);
+      deep_copy(View<T*, LayoutRight, HostSpace>(stage.data() + own[n].begin * R, OR),
+                flat(M.factors[n].data() + own[n].begin * R, OR));
+      comm->allgather(all.data(), row_counts[n], dist::data_type<T>());
+      deep_copy(flat(M.factors[n].data(), IR), all);
+    }
+  };
   for (int m = 0; m < N; ++m) {
     grams[m] = gram<Exec>(M.factors[m], &gram_buf);
     B[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp", X.dim(m), R);
@@ -207,6 +282,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   const auto t_all = clock::now();
   for (int iter = opts.iterations_done + 1; iter <= opts.maxiters; ++iter) {
     const auto t0 = clock::now();
+    const double comm_s_iter = comm ? comm->seconds() : 0;
     double mt = 0;
     for (int n = 0; n < N; ++n) {
       std::vector<double> V(static_cast<std::size_t>(R) * R, 1.0);
@@ -221,15 +297,24 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       // The new A_n's columns normalized and its Gram matrix taken where the factor lives; the
       // weights, the Gram matrix and the flag come back together in one copy (each host round
       // trip is a GPU synchronization).
+      // Across ranks: of this rank's rows, with the norms and the Gram matrix summed (the
+      // max-norms maxed) over the ranks, and then the rows gathered.
+      const auto An = comm ? owned(M.factors[n], n) : M.factors[n];
+      const auto& Bn = comm ? Bown[n] : B[n];
       auto normalize_factor = [&] {
-        impl::column_norms_device<Exec>(M.factors[n], max_norm, norms);
+        impl::column_norms_device<Exec>(An, max_norm, norms);
+        if (comm) dist::allreduce(*comm, flat(norms, R), max_norm ? dist::ReduceOp::Max : dist::ReduceOp::Sum);
         parallel_for(RangePolicy<Exec>(0, R), impl::InverseWeightsFunctor<T>{norms, scale, max_norm});
-        impl::scale_columns_device<Exec>(M.factors[n], scale);
-        impl::gram_device<Exec>(M.factors[n], G, &gram_buf);
+        impl::scale_columns_device<Exec>(An, scale);
+        impl::gram_device<Exec>(An, G, &gram_buf);
         deep_copy(mode_out_h, mode_back);
+        if (comm) {
+          comm->allreduce(mode_out_h.data(), static_cast<std::size_t>(RR));
+          gather_rows(n);
+        }
       };
       auto update_factor = [&] {
-        times_matrix<Exec>(B[n], Winv, M.factors[n]);
+        times_matrix<Exec>(Bn, Winv, An);
         normalize_factor();
       };
       // The MTTKRP, waited for and timed.
@@ -240,6 +325,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         const double dt = impl::seconds_since(tm);
         mt += dt;
         res.mttkrp_seconds_per_mode[n] += dt;
+        if (comm) reduce_to_owners(n);
       };
       bool singular = false;
       if (opts.nonnegative) {
@@ -247,7 +333,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         for (int r = 0; r < R; ++r) hals_h(RR + r) = lambda[r];
         deep_copy(hals, hals_h);
         mttkrp_timed();
-        parallel_for(RangePolicy<Exec>(0, X.dim(n)), impl::HalsRowFunctor<T>{M.factors[n].data(), B[n].data(), hals.data(), R});
+        parallel_for(RangePolicy<Exec>(0, static_cast<index_type>(An.extent(0))), impl::HalsRowFunctor<T>{An.data(), Bn.data(), hals.data(), R});
         normalize_factor();
       } else if constexpr (on_cpu) {
         // The MTTKRP is synchronous; LAPACK inverts V after it, untimed.
@@ -280,6 +366,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
         const double dt = impl::seconds_since(tm);
         mt += dt;
         res.mttkrp_seconds_per_mode[n] += dt;
+        if (comm) reduce_to_owners(n);
         if (!on_device) {
           for (std::size_t e = 0; e < V.size(); ++e) Winv_h(e) = static_cast<T>(V[e]);
           deep_copy(Winv, Winv_h);
@@ -313,12 +400,15 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     for (int r = 0; r < R; ++r) lambda_h(r) = static_cast<T>(lambda[r]);
     deep_copy(M.lambda, lambda_h);
     // Fit from the last MTTKRP: <X, M> = sum_r lambda_r sum_i A_N(i, r) B_N(i, r).
+    // Across ranks, each rank's rows and then the sum.
     double inner = 0;
     const int last = N - 1;
-    parallel_reduce(RangePolicy<Exec>(0, X.dim(last)),
-                    grain::cp::impl::WeightedDotFunctor<T>{M.factors[last].data(), B[last].data(),
+    parallel_reduce(RangePolicy<Exec>(0, own[last].count),
+                    grain::cp::impl::WeightedDotFunctor<T>{M.factors[last].data() + own[last].begin * R,
+                                                           comm ? Bown[last].data() : B[last].data(),
                                                            M.lambda.data(), R},
                     inner);
+    if (comm) inner = comm->allreduce_value(inner);
     const double normM2 = ktensor_norm_squared(lambda, grams);
     const double resid2 = std::max(0.0, normX2 + normM2 - 2 * inner);
     const double fit = 1.0 - std::sqrt(resid2) / normX;
@@ -332,18 +422,27 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     it.mttkrp_seconds = mt;
     Exec().fence();
     it.seconds = impl::seconds_since(t0);
+    it.comm_seconds = comm ? comm->seconds() - comm_s_iter : 0;
     it.last = (iter > 1 && it.change < opts.tol) || iter == opts.maxiters;
     res.iterations.push_back(it);
     res.fit = fit;
     if (progress) progress(it);
     fit_old = fit;
-    if (opts.after_iteration && !opts.after_iteration(it) && !it.last) {
+    // Across ranks, a stop asked for on any rank (a signal reaches them at different times)
+    // stops them all after the same iteration.
+    bool stop = opts.after_iteration && !opts.after_iteration(it);
+    if (comm) stop = comm->allreduce_value<std::int64_t>(stop ? 1 : 0, dist::ReduceOp::Max) != 0;
+    if (stop && !it.last) {
       res.stopped = true;
       break;
     }
     if (it.last) break;
   }
   res.seconds = impl::seconds_since(t_all);
+  if (comm) {
+    res.comm_seconds = comm->seconds() - comm_s0;
+    res.comm_bytes = comm->bytes() - comm_b0;
+  }
   if (opts.arrange_result) arrange<Exec>(M);
   return res;
 }
