@@ -42,6 +42,10 @@ struct CpAlsCommand {
   std::string checkpoint, resume;
   int checkpoint_every = 1;
   bool compact = false;         // map each mode's used indices to a dense range
+  // --generate KIND: the tensor is generated (each rank its share) instead of read from `file`.
+  bool generated = false;
+  GenerateOptions gen;
+  double comm_timeout = 600;  // across ranks: seconds a collective may wait before every rank stops
 };
 int run_cp_als(const CpAlsCommand& c);  // cp_commands.cpp
 
@@ -94,6 +98,7 @@ struct CpAlsRunInfo {
   };
   std::vector<Start> starts;
   std::uint64_t best_seed = 0;
+  int ranks = 1;  // processes sharing the nonzeros
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 

@@ -38,9 +38,29 @@ void settle_resume(CpAlsCommand& c, const GivenOptions& given) {
 
 void add_cp_als(CLI::App& app) {
   static CpAlsCommand c;
+  static GeneratorArgs gen;
+  static std::vector<long long> gen_dims;
   CLI::App* cmd = app.add_subcommand("cp-als", "CP decomposition of a sparse tensor by alternating least squares");
-  cmd->add_option("FILE", c.file, "the tensor: .tns, .tns.gz (FROSTT text) or grain's binary form")
-      ->required()->check(CLI::ExistingFile);
+  CLI::Option* file = cmd->add_option("FILE", c.file, "the tensor: .tns, .tns.gz (FROSTT text) or grain's binary form")
+                          ->check(CLI::ExistingFile);
+  // A generated tensor instead of FILE: under mpirun each rank generates only its share.
+  CLI::Option* generate =
+      cmd->add_option("--generate", gen.kind, "decompose a generated tensor instead of FILE: random-ktensor, skewed "
+                                              "or lowrank (with --gen-dims, --gen-nnz; as `grain generate` makes)")
+          ->check(CLI::IsMember({"random-ktensor", "skewed", "lowrank"}))
+          ->excludes(file);
+  cmd->add_option("--gen-dims", gen_dims, "the generated tensor's mode sizes")->delimiter('x')->type_name("AxBxC")
+      ->check(CLI::PositiveNumber)->needs(generate);
+  cmd->add_option("--gen-nnz", gen.gen.samples, "coordinates to draw, repeats summed")
+      ->check(CLI::Range(1LL, 1LL << 40))->needs(generate);
+  cmd->add_option("--gen-rank", gen.gen.rank, "components of the generating model")
+      ->check(CLI::Range(1, 4096))->needs(generate);
+  cmd->add_option("--gen-skew", gen.gen.skew, "skewed: power-law exponent")->check(CLI::Range(0.0, 10.0))->needs(generate);
+  cmd->add_option("--gen-seed", gen.gen.seed, "the generator's seed")->check(CLI::Range(0ULL, 1ULL << 62))
+      ->needs(generate);
+  cmd->add_option("--comm-timeout", c.comm_timeout,
+                  "under mpirun: seconds a collective waits for the other ranks before every rank stops")
+      ->check(CLI::Range(1.0, 1e7));
   cmd->add_option("--rank,-r", c.rank, "components R (required unless --resume gives it)")
       ->check(CLI::Range(1, 1024))->default_str("");
   cmd->add_option("--maxiters", c.maxiters, "iterations at most, counting those before a --resume")
@@ -91,6 +111,18 @@ void add_cp_als(CLI::App& app) {
   cmd->callback([cmd] {
     if (!dims.empty()) c.dims = checked_dims(dims, "--dims");
     const auto given = [cmd](const char* option) { return cmd->count(option) > 0; };
+    if (!given("FILE") && !given("--generate")) throw CLI::RequiredError("FILE (or --generate KIND)");
+    c.generated = given("--generate");
+    if (c.generated) {
+      if (gen_dims.empty()) throw CLI::RequiredError("--gen-dims AxBxC (the generated tensor's sizes)");
+      if (gen.kind != "lowrank" && gen.gen.samples < 1) throw CLI::RequiredError("--gen-nnz N (coordinates to draw)");
+      gen.dims = gen_dims;
+      c.gen = generator_options(gen);
+      c.file = std::string("generated ") + gen.kind;
+      if (given("--resume") || given("--checkpoint") || given("--compact") || given("--dims"))
+        throw CLI::ValidationError("--generate", "a generated tensor goes without --checkpoint, --resume, --compact "
+                                                 "and --dims (--gen-dims gives its sizes)");
+    }
     if (c.resume.empty() && !given("--rank")) throw CLI::RequiredError("--rank");
     const bool from_files = !c.init.empty() && c.init != "random" && c.init != "nvecs";
     if (c.starts > 1 && from_files)

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "stop_signals.hpp"
 #include "grain/core/backends.hpp"
 #include "grain/cp/memory.hpp"
+#include "grain/dist/sparse.hpp"
 #include "grain/grain.hpp"
 
 namespace grain::cli {
@@ -95,11 +98,31 @@ cp::CpAlsCheckpoint resume_from(const std::string& path, cp::CpAlsCheckpoint& ck
   return from;
 }
 
+// What rank 0 prints, the other ranks drop.
+struct NullFile {
+  std::FILE* f = std::fopen("/dev/null", "w");
+  ~NullFile() {
+    if (f) std::fclose(f);
+  }
+};
+
+// Across ranks (comm): each rank reads or generates its share of the nonzeros and decomposes it
+// with the others; rank 0 prints and writes the results. Options that need the whole tensor on one
+// rank are refused there.
 template <class Exec, class T>
-int cp_als_on(const CpAlsCommand& c) {
+int cp_als_on(const CpAlsCommand& c, dist::Comm* comm) {
   using Space = typename Exec::memory_space;
+  const bool lead = !comm || comm->rank() == 0;
+  NullFile sink;
   // With the JSON on standard output, the human-readable lines go to standard error.
-  std::FILE* out = c.json == "-" ? stderr : stdout;
+  std::FILE* out = !lead ? sink.f : c.json == "-" ? stderr : stdout;
+  if (comm) {
+    const char* whole = c.compact ? "--compact" : !c.checkpoint.empty() ? "--checkpoint"
+                      : !c.resume.empty() ? "--resume" : c.init == "nvecs" ? "--init nvecs" : nullptr;
+    if (whole)
+      throw dist::AgreedError(std::string(whole) + " is not available across ranks (" + std::to_string(comm->size()) +
+                              " ranks): it needs the whole tensor in one process");
+  }
   const int R = c.rank;
   cp::CpAlsOptions o;
   o.maxiters = c.maxiters;
@@ -112,10 +135,27 @@ int cp_als_on(const CpAlsCommand& c) {
   TnsReadOptions ro;
   ro.dims.assign(c.dims.begin(), c.dims.end());
   TnsReadStats st;
-  auto H = read_sparse<T>(c.file, ro, &st);
-  std::fprintf(out, "read %s: %d-way %s, %lld nonzeros, %.1f MB in %.3f s (%.0f MB/s)\n", c.file.c_str(),
-               H.ndims(), dims_string(H.dims()).c_str(), static_cast<long long>(H.nnz()), st.bytes / 1e6,
-               st.seconds, st.MBps());
+  SparseTensor<T> H;
+  const auto tr = std::chrono::steady_clock::now();
+  if (c.generated)
+    H = comm ? dist::generate_sparse_share<T>(*comm, c.gen) : generate_sparse<T>(c.gen);
+  else
+    H = comm ? dist::read_sparse_share<T>(*comm, c.file, ro, &st) : read_sparse<T>(c.file, ro, &st);
+  const long long nnz = comm ? static_cast<long long>(dist::total_nnz(*comm, H)) : static_cast<long long>(H.nnz());
+  if (comm) {  // the parts' bytes, and the slowest rank's time
+    st.bytes = comm->allreduce_value(st.bytes);
+    st.seconds = comm->allreduce_value(seconds_since(tr), dist::ReduceOp::Max);
+  }
+  const std::string share =
+      comm ? ", over " + std::to_string(comm->size()) + " ranks (at most " +
+                 std::to_string(comm->allreduce_value<std::int64_t>(H.nnz(), dist::ReduceOp::Max)) + " on one)"
+           : "";
+  if (c.generated)
+    std::fprintf(out, "generated %s: %d-way %s, %lld nonzeros%s in %.3f s\n", generator_kind_name(c.gen.kind),
+                 H.ndims(), dims_string(H.dims()).c_str(), nnz, share.c_str(), seconds_since(tr));
+  else
+    std::fprintf(out, "read %s: %d-way %s, %lld nonzeros%s, %.1f MB in %.3f s (%.0f MB/s)\n", c.file.c_str(),
+                 H.ndims(), dims_string(H.dims()).c_str(), nnz, share.c_str(), st.bytes / 1e6, st.seconds, st.MBps());
   const std::vector<index_type> dims = H.dims();  // the file's, also when compacted
   CompactTensor<T> compacted;
   if (c.compact) {
@@ -123,10 +163,21 @@ int cp_als_on(const CpAlsCommand& c) {
     H = compacted.tensor;
     std::fprintf(out, "compact: %s -> %s (the indices the nonzeros use)\n", dims_string(dims).c_str(),
                  dims_string(H.dims()).c_str());
-  } else {
+  } else if (!comm) {
     compact_note(H, R);
   }
-  cp::check_cp_als_memory<Exec, T>(H, R, o.mttkrp);
+  if (comm) {
+    std::string error;
+    try {
+      cp::check_cp_als_memory<Exec, T>(H, R, o.mttkrp);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    comm->agree(error);
+    o.comm = comm;
+  } else {
+    cp::check_cp_als_memory<Exec, T>(H, R, o.mttkrp);
+  }
   auto X = H.template to_space<Space>();
   cp::CpAlsCheckpoint ck, from;
   if (!c.checkpoint.empty() || !c.resume.empty()) ck = checkpoint_settings(H, c, o);
@@ -195,7 +246,9 @@ int cp_als_on(const CpAlsCommand& c) {
                          it.mttkrp_seconds);
             std::fflush(out);
           },
-          [](const std::string& msg) { std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str()); });
+          [lead](const std::string& msg) {
+            if (lead) std::fprintf(stderr, "grain cp-als: note: %s\n", msg.c_str());
+          });
     } catch (const Error& e) {
       // A fault (a NaN or infinity) leaves the checkpoint as it was: the last good model written.
       if (c.checkpoint.empty() || writing) throw;
@@ -227,7 +280,11 @@ int cp_als_on(const CpAlsCommand& c) {
     std::fprintf(out, " %d: %.4f %s", m + 1, res.mttkrp_seconds_per_mode[m] / per,
                  cp::mttkrp_algorithm_name(res.algorithms[m]));
   std::fprintf(out, "\n");
-  if (!c.output.empty()) {
+  if (comm)
+    std::fprintf(out, "across %d ranks: %.4f s per iteration in collectives (%.0f%%), %s sent per iteration by rank 0\n",
+                 comm->size(), res.comm_seconds / per, res.seconds > 0 ? 100 * res.comm_seconds / res.seconds : 0.0,
+                 cp::impl::bytes_string(res.comm_bytes / per).c_str());
+  if (!c.output.empty() && lead) {
     if (c.compact)
       cp::write_ktensor(c.output, M.template to_space<HostSpace>(), compacted.original);
     else
@@ -235,13 +292,14 @@ int cp_als_on(const CpAlsCommand& c) {
     std::fprintf(out, "wrote %s_lambda.txt and %s_mode1..%d.txt\n", c.output.c_str(), c.output.c_str(),
                  X.ndims());
   }
-  if (!c.json.empty()) {
+  if (!c.json.empty() && lead) {
     CpAlsRunInfo run;
+    run.ranks = comm ? comm->size() : 1;
     run.file = c.file;
     run.backend = Exec::name();
     run.dtype = std::is_same_v<T, float> ? "float" : "double";
     for (index_type d : dims) run.dims.push_back(static_cast<long long>(d));
-    run.nnz = static_cast<long long>(X.nnz());
+    run.nnz = nnz;
     run.rank = R;
     run.seed = c.seed;
     run.init = init;
@@ -273,10 +331,46 @@ int cp_als_on(const CpAlsCommand& c) {
 
 }  // namespace
 
+// The number of processes the MPI launcher started (0 when none did).
+int launched_ranks() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return dist::launched_by_mpi() ? 1 : 0;
+}
+
 int run_cp_als(const CpAlsCommand& c) {
-  return with_backend_and_dtype(c.backend, c.dtype, [&](auto exec, auto value) {
-    return cp_als_on<decltype(exec), decltype(value)>(c);
-  });
+  // Under mpirun every rank takes a share; without MPI in this build, every rank would decompose
+  // the whole tensor on its own, so that is refused.
+  std::unique_ptr<dist::Comm> world;
+  if (launched_ranks() > 1) {
+    if (!dist::mpi_built())
+      impl::throw_error("started by an MPI launcher with ", launched_ranks(), " ranks, but this grain was built without "
+                        "MPI (Debian: apt-get install libopenmpi-dev, then build again)");
+    world = dist::mpi_world(c.comm_timeout);
+  }
+  dist::Comm* comm = world && world->size() > 1 ? world.get() : nullptr;
+  try {
+#if defined(GRAIN_ENABLE_CUDA)
+    // One GPU per rank of a node, in the order of the node's ranks.
+    if (comm && (c.backend == "cuda" || (c.backend.empty() && default_backend() == std::string("cuda")))) {
+      const int n = impl::cuda_device_count();
+      if (n == 0) impl::throw_error("--backend cuda: no GPU is visible to rank ", comm->rank());
+      impl::cuda_use_device(dist::mpi_local_rank(*comm) % n);
+    }
+#endif
+    return with_backend_and_dtype(c.backend, c.dtype, [&](auto exec, auto value) {
+      return cp_als_on<decltype(exec), decltype(value)>(c, comm);
+    });
+  } catch (const dist::AgreedError&) {
+    if (comm && comm->rank() != 0) return 1;  // rank 0 says it for all
+    throw;
+  } catch (const std::exception& e) {
+    if (!comm) throw;
+    // Only this rank failed: the others wait in a collective, so the whole job stops.
+    std::fprintf(stderr, "grain cp-als: error: rank %d of %d: %s; stopping every rank\n", comm->rank(), comm->size(),
+                 e.what());
+    dist::abort_all(*comm, 1);
+  }
 }
 
 int run_generate(const GenerateCommand& c) {

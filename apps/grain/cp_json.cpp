@@ -32,7 +32,8 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   json iterations = json::array();
   for (const auto& it : res.iterations)
     iterations.push_back({{"iteration", it.iteration}, {"fit", it.fit}, {"change", it.change},
-                          {"seconds", it.seconds}, {"mttkrp_seconds", it.mttkrp_seconds}});
+                          {"seconds", it.seconds}, {"mttkrp_seconds", it.mttkrp_seconds},
+                          {"comm_seconds", it.comm_seconds}});
   out["iterations"] = iterations;
   const auto iters = static_cast<double>(res.iterations.size());
   out["fit"] = res.fit;
@@ -40,6 +41,11 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   out["seconds_per_iteration"] = iters > 0 ? res.seconds / iters : 0.0;
   out["setup_seconds"] = res.setup_seconds;
   out["pseudo_inverse"] = res.used_pseudo_inverse;
+  // Across ranks: the processes, and rank 0's time in collectives and the bytes it sent into them.
+  out["ranks"] = run.ranks;
+  out["comm_seconds"] = res.comm_seconds;
+  out["comm_seconds_per_iteration"] = iters > 0 ? res.comm_seconds / iters : 0.0;
+  out["comm_bytes_per_iteration"] = iters > 0 ? res.comm_bytes / iters : 0.0;
   json starts = json::array();
   for (const auto& st : run.starts)
     starts.push_back({{"seed", st.seed}, {"fit", st.fit}, {"iterations", st.iterations}, {"seconds", st.seconds}});

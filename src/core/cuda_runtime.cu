@@ -33,6 +33,12 @@ int cuda_device_count() {
   return count;
 }
 
+void cuda_use_device(int id) {
+  const int n = cuda_device_count();
+  if (id < 0 || id >= n) throw_error("grain: GPU ", id, " does not exist (", n, " visible)");
+  cuda_check(cudaSetDevice(id), "cudaSetDevice");
+}
+
 const CudaDeviceInfo& cuda_device() {
   static const CudaDeviceInfo info = [] {
     if (cuda_device_count() == 0)

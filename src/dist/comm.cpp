@@ -14,7 +14,7 @@ void SelfComm::reduce_scatter(const void* send, void* recv, const std::vector<st
 void Comm::agree(const std::string& error) {
   const int P = size();
   if (P == 1) {
-    if (!error.empty()) grain::impl::throw_error(error);
+    if (!error.empty()) throw AgreedError(error);
     return;
   }
   // The lowest failing rank speaks: its message goes to every rank as 64-bit words.
@@ -27,7 +27,7 @@ void Comm::agree(const std::string& error) {
   if (who == rank()) std::memcpy(words.data(), error.data(), error.size());
   broadcast(words.data(), words.size(), DataType::Int64, static_cast<int>(who));
   const std::string message(reinterpret_cast<const char*>(words.data()), static_cast<std::size_t>(length));
-  grain::impl::throw_error("rank ", who, " of ", P, ": ", message);
+  throw AgreedError("rank " + std::to_string(who) + " of " + std::to_string(P) + ": " + message);
 }
 
 }  // namespace grain::dist

@@ -25,6 +25,12 @@ std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The part a packed coordinate belongs to: a hash, so parts are balanced however skewed the
+// coordinates are, and repeats of one coordinate (summed into one nonzero) share a part.
+int part_of(std::uint64_t key, int parts) {
+  return static_cast<int>(splitmix(key ^ 0x5851F42D4C957F2Dull) % static_cast<std::uint64_t>(parts));
+}
+
 double uniform01(std::mt19937_64& g) { return (g() >> 11) * (1.0 / 9007199254740992.0); }
 
 void sort_keys(std::vector<std::uint64_t>& k) {
@@ -101,8 +107,9 @@ SparseTensor<T, HostSpace> from_keys(const std::vector<index_type>& dims, const 
   return X;
 }
 
+// Part `part` of `parts` keeps only its coordinates' samples: every part draws all of them.
 template <class T>
-SparseTensor<T, HostSpace> sampled(const GenerateOptions& o) {
+SparseTensor<T, HostSpace> sampled(const GenerateOptions& o, int part, int parts) {
   const int N = static_cast<int>(o.dims.size());
   const int R = o.rank;
   const Packing pk(o.dims);
@@ -138,26 +145,58 @@ SparseTensor<T, HostSpace> sampled(const GenerateOptions& o) {
 
   const index_type block = 1 << 16;
   const index_type nblocks = (o.samples + block - 1) / block;
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(o.samples));
+  // The coordinate of one sample, drawn from the block's stream.
+  auto draw = [&](std::mt19937_64& gb) {
+    std::uint64_t c[kMaxSparseModes];
+    const int r = static_cast<int>(std::lower_bound(lcdf.begin(), lcdf.end(), uniform01(gb)) - lcdf.begin());
+    for (int m = 0; m < N; ++m) {
+      const double* col = cdf[m].data() + static_cast<std::size_t>(std::min(r, R - 1)) * o.dims[m];
+      const double u = uniform01(gb);
+      index_type i = std::upper_bound(col, col + o.dims[m], u) - col;
+      c[m] = static_cast<std::uint64_t>(std::min(i, o.dims[m] - 1));
+    }
+    return pk.pack(c, N);
+  };
+  auto block_stream = [&](index_type b) {
+    return std::mt19937_64(splitmix(o.seed ^ splitmix(static_cast<std::uint64_t>(b) + 12345)));
+  };
+  std::vector<std::uint64_t> keys;
   Progress progress("generating", static_cast<double>(o.samples), "samples");
+  if (parts == 1) {
+    keys.resize(static_cast<std::size_t>(o.samples));
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
-  for (index_type b = 0; b < nblocks; ++b) {
-    std::mt19937_64 gb(splitmix(o.seed ^ splitmix(static_cast<std::uint64_t>(b) + 12345)));
-    const index_type lo = b * block, hi = std::min(o.samples, lo + block);
-    std::uint64_t c[kMaxSparseModes];
-    for (index_type s = lo; s < hi; ++s) {
-      const int r = static_cast<int>(std::lower_bound(lcdf.begin(), lcdf.end(), uniform01(gb)) - lcdf.begin());
-      for (int m = 0; m < N; ++m) {
-        const double* col = cdf[m].data() + static_cast<std::size_t>(std::min(r, R - 1)) * o.dims[m];
-        const double u = uniform01(gb);
-        index_type i = std::upper_bound(col, col + o.dims[m], u) - col;
-        c[m] = static_cast<std::uint64_t>(std::min(i, o.dims[m] - 1));
-      }
-      keys[s] = pk.pack(c, N);
+    for (index_type b = 0; b < nblocks; ++b) {
+      std::mt19937_64 gb = block_stream(b);
+      const index_type lo = b * block, hi = std::min(o.samples, lo + block);
+      for (index_type s = lo; s < hi; ++s) keys[s] = draw(gb);
+      progress.add(static_cast<std::uint64_t>(hi - lo));
     }
-    progress.add(static_cast<std::uint64_t>(hi - lo));
+  } else {
+    // Each block keeps its part's keys in its own vector, so memory follows the part's size.
+    std::vector<std::vector<std::uint64_t>> kept(static_cast<std::size_t>(nblocks));
+#if defined(GRAIN_ENABLE_OPENMP)
+#pragma omp parallel for schedule(dynamic, 4)
+#endif
+    for (index_type b = 0; b < nblocks; ++b) {
+      std::mt19937_64 gb = block_stream(b);
+      const index_type lo = b * block, hi = std::min(o.samples, lo + block);
+      std::vector<std::uint64_t>& k = kept[b];
+      k.reserve(static_cast<std::size_t>((hi - lo) / parts + 64));
+      for (index_type s = lo; s < hi; ++s) {
+        const std::uint64_t key = draw(gb);
+        if (part_of(key, parts) == part) k.push_back(key);
+      }
+      progress.add(static_cast<std::uint64_t>(hi - lo));
+    }
+    std::size_t total = 0;
+    for (const auto& k : kept) total += k.size();
+    keys.reserve(total);
+    for (auto& k : kept) {
+      keys.insert(keys.end(), k.begin(), k.end());
+      std::vector<std::uint64_t>().swap(k);
+    }
   }
   sort_keys(keys);
   // Repeated coordinates become one nonzero whose value is the count.
@@ -176,7 +215,7 @@ SparseTensor<T, HostSpace> sampled(const GenerateOptions& o) {
 }
 
 template <class T>
-SparseTensor<T, HostSpace> low_rank(const GenerateOptions& o, PlantedModel* model) {
+SparseTensor<T, HostSpace> low_rank(const GenerateOptions& o, PlantedModel* model, int part, int parts) {
   const int N = static_cast<int>(o.dims.size());
   const int R = o.rank;
   const index_type S = o.support;
@@ -237,6 +276,17 @@ SparseTensor<T, HostSpace> low_rank(const GenerateOptions& o, PlantedModel* mode
     j = e;
   }
   if (model) *model = std::move(pm);
+  if (parts > 1) {
+    // Filtered after the sums, so a part's values are bit-identical to the whole tensor's.
+    std::size_t n = 0;
+    for (std::size_t j = 0; j < uk.size(); ++j)
+      if (part_of(uk[j], parts) == part) {
+        uk[n] = uk[j];
+        uv[n++] = uv[j];
+      }
+    uk.resize(n);
+    uv.resize(n);
+  }
   return from_keys<T>(o.dims, pk, uk, uv);
 }
 
@@ -245,8 +295,19 @@ SparseTensor<T, HostSpace> low_rank(const GenerateOptions& o, PlantedModel* mode
 template <class T>
 SparseTensor<T, HostSpace> generate_sparse(const GenerateOptions& opts, PlantedModel* model) {
   check_options(opts);
-  if (opts.kind == GeneratorKind::LowRank) return low_rank<T>(opts, model);
-  return sampled<T>(opts);
+  if (opts.kind == GeneratorKind::LowRank) return low_rank<T>(opts, model, 0, 1);
+  return sampled<T>(opts, 0, 1);
+}
+
+template <class T>
+SparseTensor<T, HostSpace> generate_sparse_part(const GenerateOptions& opts, int part, int parts,
+                                                PlantedModel* model) {
+  if (parts < 1 || part < 0 || part >= parts)
+    impl::throw_error("grain generate: part ", part, " of ", parts,
+                      " parts: parts must be at least 1 and part in [0, parts)");
+  check_options(opts);
+  if (opts.kind == GeneratorKind::LowRank) return low_rank<T>(opts, model, part, parts);
+  return sampled<T>(opts, part, parts);
 }
 
 GeneratorKind parse_generator_kind(const std::string& name) {
@@ -267,5 +328,9 @@ const char* generator_kind_name(GeneratorKind k) {
 
 template SparseTensor<float, HostSpace> generate_sparse<float>(const GenerateOptions&, PlantedModel*);
 template SparseTensor<double, HostSpace> generate_sparse<double>(const GenerateOptions&, PlantedModel*);
+template SparseTensor<float, HostSpace> generate_sparse_part<float>(const GenerateOptions&, int, int,
+                                                                   PlantedModel*);
+template SparseTensor<double, HostSpace> generate_sparse_part<double>(const GenerateOptions&, int, int,
+                                                                     PlantedModel*);
 
 }  // namespace grain

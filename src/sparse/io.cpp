@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -43,10 +44,11 @@ int max_threads(int requested) {
 #endif
 }
 
-// The text of a file: a read-only memory map, or a decompressed buffer for .gz.
+// The text of a file: a read-only memory map, or a decompressed buffer for .gz. A reader of one
+// part passes whole = false and advises only its range, so the kernel reads ahead no other part.
 class FileText {
  public:
-  explicit FileText(const std::string& path) : path_(path) {
+  explicit FileText(const std::string& path, bool whole = true) : path_(path) {
     if (ends_with(path, ".gz")) {
       read_gzip();
       return;
@@ -59,7 +61,7 @@ class FileText {
     if (size_ == 0) return;
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
     if (p == MAP_FAILED) impl::throw_error(path, ": cannot memory-map (", std::strerror(errno), ")");
-    ::madvise(p, size_, MADV_SEQUENTIAL | MADV_WILLNEED);
+    if (whole) ::madvise(p, size_, MADV_SEQUENTIAL | MADV_WILLNEED);
     map_ = static_cast<const char*>(p);
   }
   ~FileText() {
@@ -70,6 +72,14 @@ class FileText {
   FileText& operator=(const FileText&) = delete;
   const char* data() const { return map_ ? map_ : buffer_.data(); }
   std::size_t size() const { return map_ ? size_ : buffer_.size(); }
+  // Asks the kernel to read bytes [lo, hi) of the map ahead (madvise needs a page-aligned start).
+  void advise(std::size_t lo, std::size_t hi) const {
+    if (!map_ || lo >= hi) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t start = lo / page * page;
+    ::madvise(const_cast<char*>(map_) + start, hi - start, MADV_SEQUENTIAL);
+    ::madvise(const_cast<char*>(map_) + start, hi - start, MADV_WILLNEED);
+  }
 
  private:
   // Inflates every gzip member of the file (concatenated members are one stream, as gzip reads
@@ -319,23 +329,34 @@ void parse_chunk(Chunk<T>& c, int nmodes, const std::vector<index_type>& dims, s
   c.lines = line;
 }
 
-}  // namespace
-
+// Parses [text, text + size), a piece of the file text that starts at `file` (a part of the file,
+// or all of it). Error lines count from `file`; the newlines before the piece are counted only on
+// the error path, so a part's normal parse reads no byte outside it. A piece without nonzeros is an
+// error, or a default-constructed tensor when `allow_empty` (a part may hold none).
 template <class T>
-SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const std::string& name,
-                                     const TnsReadOptions& opts) {
+SparseTensor<T, HostSpace> parse_text(const char* file, const char* text, std::size_t size,
+                                      const std::string& name, const TnsReadOptions& opts,
+                                      bool allow_empty) {
   const char* end = text + size;
+  auto lines_before = [&] { return static_cast<std::int64_t>(std::count(file, text, '\n')); };
   std::int64_t first_line = 0;
   std::size_t line_bytes = 0;
   const int fields = count_first_fields(text, end, first_line, line_bytes);
-  if (fields == 0)
+  if (fields == 0) {
+    if (allow_empty) return SparseTensor<T, HostSpace>();
     impl::throw_error(name, ": empty file (no nonzeros; a .tns line holds N indices and a value)");
-  const int nmodes = fields - 1;
+  }
+  // A later part's first line is not the file's: given dimensions fix its mode count, so a line of
+  // another width there is that line's error, as in the whole file's parse.
+  const bool later_part = text != file && !opts.dims.empty();
+  if (later_part) SparseTensor<T>::check_dims(opts.dims);
+  const int nmodes = later_part ? static_cast<int>(opts.dims.size()) : fields - 1;
   if (nmodes < 2 || nmodes > kMaxSparseModes)
-    impl::throw_error(name, ":", first_line, ":1: found ", fields, " fields; a .tns line has 3 to ",
-                      kMaxSparseModes + 1, " fields (2 to ", kMaxSparseModes, " indices and a value)");
+    impl::throw_error(name, ":", lines_before() + first_line, ":1: found ", fields,
+                      " fields; a .tns line has 3 to ", kMaxSparseModes + 1, " fields (2 to ",
+                      kMaxSparseModes, " indices and a value)");
   if (!opts.dims.empty() && static_cast<int>(opts.dims.size()) != nmodes)
-    impl::throw_error(name, ":", first_line, ":1: the file has ", nmodes,
+    impl::throw_error(name, ":", lines_before() + first_line, ":1: the file has ", nmodes,
                       " modes but ", opts.dims.size(), " dimensions were given");
   if (!opts.dims.empty()) SparseTensor<T>::check_dims(opts.dims);
 
@@ -370,12 +391,12 @@ SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const s
       chunks[k].error.message = e.what();
     }
   }
-  // The first error in file order, with its global line number.
+  // The first error in file order, with its line number in the whole file.
   std::int64_t line_offset = 0;
   for (int k = 0; k < nchunks; ++k) {
     if (chunks[k].error.set)
-      impl::throw_error(name, ":", line_offset + chunks[k].error.line, ":", chunks[k].error.column,
-                        ": ", chunks[k].error.message);
+      impl::throw_error(name, ":", lines_before() + line_offset + chunks[k].error.line, ":",
+                        chunks[k].error.column, ": ", chunks[k].error.message);
     line_offset += chunks[k].lines;  // a chunk other than the last ends with its newline
   }
   std::vector<index_type> dims = opts.dims;
@@ -387,7 +408,10 @@ SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const s
   std::vector<index_type> offset(nchunks + 1, 0);
   for (int k = 0; k < nchunks; ++k)
     offset[k + 1] = offset[k] + static_cast<index_type>(chunks[k].values.size());
-  if (offset[nchunks] == 0) impl::throw_error(name, ": empty file (no nonzeros)");
+  if (offset[nchunks] == 0) {
+    if (allow_empty) return SparseTensor<T, HostSpace>();
+    impl::throw_error(name, ": empty file (no nonzeros)");
+  }
   SparseTensor<T, HostSpace> X(dims, offset[nchunks]);
   subscript_type* subs = X.subscripts().data();
   T* vals = X.values().data();
@@ -399,6 +423,14 @@ SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const s
     std::copy(chunks[k].values.begin(), chunks[k].values.end(), vals + offset[k]);
   }
   return X;
+}
+
+}  // namespace
+
+template <class T>
+SparseTensor<T, HostSpace> parse_tns(const char* text, std::size_t size, const std::string& name,
+                                     const TnsReadOptions& opts) {
+  return parse_text<T>(text, text, size, name, opts, false);
 }
 
 template <class T>
@@ -572,40 +604,82 @@ void write_binary(const std::string& path, const SparseTensor<T, HostSpace>& X) 
   if (std::fclose(f) != 0) impl::throw_error(path, ": write failed (", std::strerror(errno), ")");
 }
 
+namespace {
+
+// An open binary file: its checked header and dimensions. The header promises exactly the file's
+// size, so a truncated or padded file is an error before any payload is read.
+struct BinaryFile {
+  // A member closes the file, so a constructor that throws after opening it still closes it.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{nullptr, &std::fclose};
+  std::FILE* f = nullptr;
+  BinaryHeader h{};
+  std::vector<index_type> dims;
+
+  explicit BinaryFile(const std::string& path) {
+    file.reset(std::fopen(path.c_str(), "rb"));
+    f = file.get();
+    if (!f) impl::throw_error(path, ": cannot open (", std::strerror(errno), ")");
+    std::fseek(f, 0, SEEK_END);
+    const long long fsize = std::ftell(f);
+    std::fseek(f, 0, SEEK_SET);
+    if (fsize < static_cast<long long>(sizeof(h)) || std::fread(&h, sizeof(h), 1, f) != 1)
+      impl::throw_error(path, ": truncated (", fsize, " bytes, shorter than the 128-byte header)");
+    if (std::memcmp(h.magic, kMagic, 8) != 0)
+      impl::throw_error(path, ": not a grain binary sparse tensor (bad magic bytes)");
+    if (h.version != kVersion)
+      impl::throw_error(path, ": format version ", h.version, ", this grain reads version ", kVersion);
+    if (h.nmodes < 2 || h.nmodes > static_cast<std::uint32_t>(kMaxSparseModes) ||
+        (h.value_bytes != 4 && h.value_bytes != 8) || h.index_bytes != sizeof(subscript_type) ||
+        h.nnz > (std::uint64_t(1) << 50))
+      impl::throw_error(path, ": corrupted header (modes ", h.nmodes, ", value bytes ", h.value_bytes,
+                        ", index bytes ", h.index_bytes, ", nnz ", h.nnz, ")");
+    const std::uint64_t expect =
+        sizeof(h) + h.nnz * (h.nmodes * sizeof(subscript_type) + h.value_bytes);
+    if (static_cast<std::uint64_t>(fsize) != expect)
+      impl::throw_error(path, ": ", static_cast<std::uint64_t>(fsize) < expect ? "truncated" : "corrupted",
+                        " (the header promises ", expect, " bytes, the file has ", fsize, ")");
+    dims.resize(h.nmodes);
+    for (std::uint32_t m = 0; m < h.nmodes; ++m) {
+      if (h.dims[m] < 1 || h.dims[m] > UINT32_MAX)
+        impl::throw_error(path, ": corrupted header (dimension ", h.dims[m], " of mode ", m + 1, ")");
+      dims[m] = static_cast<index_type>(h.dims[m]);
+    }
+  }
+};
+
+// Every index of nonzeros [first, first + n) (subscripts `subs`) within the header's dimensions;
+// errors number the nonzero in the whole file.
+void check_binary_indices(const std::string& path, const BinaryHeader& h, const subscript_type* subs,
+                          index_type first, index_type n) {
+  for (index_type j = 0; j < n; ++j)
+    for (std::uint32_t m = 0; m < h.nmodes; ++m)
+      if (subs[j * h.nmodes + m] >= h.dims[m])
+        impl::throw_error(path, ": corrupted (nonzero ", first + j, " has index ", subs[j * h.nmodes + m] + 1,
+                          " beyond dimension ", h.dims[m], " of mode ", m + 1, ")");
+}
+
+// Converts n stored values of `value_bytes` bytes each to T.
+template <class T>
+void convert_values(const unsigned char* stored, std::uint32_t value_bytes, index_type n, T* out) {
+  for (index_type j = 0; j < n; ++j) {
+    if (value_bytes == 4) {
+      float v;
+      std::memcpy(&v, stored + 4 * j, 4);
+      out[j] = static_cast<T>(v);
+    } else {
+      double v;
+      std::memcpy(&v, stored + 8 * j, 8);
+      out[j] = static_cast<T>(v);
+    }
+  }
+}
+
+}  // namespace
+
 template <class T>
 SparseTensor<T, HostSpace> read_binary(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) impl::throw_error(path, ": cannot open (", std::strerror(errno), ")");
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
-  BinaryHeader h{};
-  std::fseek(f, 0, SEEK_END);
-  const long long fsize = std::ftell(f);
-  std::fseek(f, 0, SEEK_SET);
-  if (fsize < static_cast<long long>(sizeof(h)) || std::fread(&h, sizeof(h), 1, f) != 1)
-    impl::throw_error(path, ": truncated (", fsize, " bytes, shorter than the 128-byte header)");
-  if (std::memcmp(h.magic, kMagic, 8) != 0)
-    impl::throw_error(path, ": not a grain binary sparse tensor (bad magic bytes)");
-  if (h.version != kVersion)
-    impl::throw_error(path, ": format version ", h.version, ", this grain reads version ", kVersion);
-  if (h.nmodes < 2 || h.nmodes > static_cast<std::uint32_t>(kMaxSparseModes) ||
-      (h.value_bytes != 4 && h.value_bytes != 8) || h.index_bytes != sizeof(subscript_type) ||
-      h.nnz > (std::uint64_t(1) << 50))
-    impl::throw_error(path, ": corrupted header (modes ", h.nmodes, ", value bytes ", h.value_bytes,
-                      ", index bytes ", h.index_bytes, ", nnz ", h.nnz, ")");
-  const std::uint64_t expect =
-      sizeof(h) + h.nnz * (h.nmodes * sizeof(subscript_type) + h.value_bytes);
-  if (static_cast<std::uint64_t>(fsize) != expect)
-    impl::throw_error(path, ": ", static_cast<std::uint64_t>(fsize) < expect ? "truncated" : "corrupted",
-                      " (the header promises ", expect, " bytes, the file has ", fsize, ")");
-  std::vector<index_type> dims(h.nmodes);
-  for (std::uint32_t m = 0; m < h.nmodes; ++m) {
-    if (h.dims[m] < 1 || h.dims[m] > UINT32_MAX)
-      impl::throw_error(path, ": corrupted header (dimension ", h.dims[m], " of mode ", m + 1, ")");
-    dims[m] = static_cast<index_type>(h.dims[m]);
-  }
+  BinaryFile bf(path);
+  const BinaryHeader& h = bf.h;
   const index_type nnz = static_cast<index_type>(h.nnz);
   typename SparseTensor<T>::subscripts_view subs(WithoutInitializing, "sparse_subscripts", nnz,
                                                  static_cast<index_type>(h.nmodes));
@@ -617,30 +691,14 @@ SparseTensor<T, HostSpace> read_binary(const std::string& path) {
     other.resize(h.nnz * h.value_bytes);
     vdst = other.data();
   }
-  if ((sbytes && std::fread(subs.data(), 1, sbytes, f) != sbytes) ||
-      (h.nnz && std::fread(vdst, 1, h.nnz * h.value_bytes, f) != h.nnz * h.value_bytes))
+  if ((sbytes && std::fread(subs.data(), 1, sbytes, bf.f) != sbytes) ||
+      (h.nnz && std::fread(vdst, 1, h.nnz * h.value_bytes, bf.f) != h.nnz * h.value_bytes))
     impl::throw_error(path, ": truncated (read failed)");
   if (tensor_checksum<T>(h, subs.data(), vdst, h.value_bytes) != h.checksum)
     impl::throw_error(path, ": corrupted (checksum mismatch)");
-  for (index_type j = 0; j < nnz; ++j)
-    for (std::uint32_t m = 0; m < h.nmodes; ++m)
-      if (subs(j, m) >= h.dims[m])
-        impl::throw_error(path, ": corrupted (nonzero ", j, " has index ", subs(j, m) + 1,
-                          " beyond dimension ", h.dims[m], " of mode ", m + 1, ")");
-  if (h.value_bytes != sizeof(T)) {
-    for (index_type j = 0; j < nnz; ++j) {
-      if (h.value_bytes == 4) {
-        float v;
-        std::memcpy(&v, other.data() + 4 * j, 4);
-        vals(j) = static_cast<T>(v);
-      } else {
-        double v;
-        std::memcpy(&v, other.data() + 8 * j, 8);
-        vals(j) = static_cast<T>(v);
-      }
-    }
-  }
-  return SparseTensor<T, HostSpace>(dims, subs, vals);
+  check_binary_indices(path, h, subs.data(), 0, nnz);
+  if (h.value_bytes != sizeof(T)) convert_values(other.data(), h.value_bytes, nnz, vals.data());
+  return SparseTensor<T, HostSpace>(bf.dims, subs, vals);
 }
 
 template <class T>
@@ -661,6 +719,102 @@ SparseTensor<T, HostSpace> read_sparse(const std::string& path, const TnsReadOpt
   return read_tns<T>(path, opts, stats);
 }
 
+namespace {
+
+void check_part(const std::string& path, int part, int parts) {
+  if (parts < 1 || part < 0 || part >= parts)
+    impl::throw_error(path, ": part ", part, " of ", parts,
+                      " parts: parts must be at least 1 and part in [0, parts)");
+}
+
+// Byte floor(size * k / parts), without the overflow of size * k.
+std::size_t split_point(std::size_t size, int k, int parts) {
+  const std::size_t n = static_cast<std::size_t>(parts), kk = static_cast<std::size_t>(k);
+  return size / n * kk + size % n * kk / n;
+}
+
+// Nonzeros split as evenly as possible, the first nnz % parts parts holding one more: only the
+// header and the part's subscripts and values are read. The checksum covers the whole file, so a
+// part cannot check it; every index of the part is checked against the header's dimensions.
+template <class T>
+SparseTensor<T, HostSpace> read_binary_part(const std::string& path, int part, int parts,
+                                            const std::vector<index_type>& given) {
+  BinaryFile bf(path);
+  const BinaryHeader& h = bf.h;
+  if (!given.empty() && given != bf.dims)
+    impl::throw_error(path, ": the file's dimensions ", dims_string(bf.dims), " differ from the given ",
+                      dims_string(given));
+  const std::uint64_t nparts = static_cast<std::uint64_t>(parts), p = static_cast<std::uint64_t>(part);
+  const std::uint64_t base = h.nnz / nparts, extra = h.nnz % nparts;
+  const std::uint64_t first = base * p + std::min(p, extra);
+  const index_type n = static_cast<index_type>(base + (p < extra ? 1 : 0));
+  if (n == 0) return SparseTensor<T, HostSpace>();
+  typename SparseTensor<T>::subscripts_view subs(WithoutInitializing, "sparse_subscripts", n,
+                                                 static_cast<index_type>(h.nmodes));
+  typename SparseTensor<T>::values_view vals(WithoutInitializing, "sparse_values", n);
+  std::vector<unsigned char> other;
+  void* vdst = vals.data();
+  if (h.value_bytes != sizeof(T)) {
+    other.resize(static_cast<std::size_t>(n) * h.value_bytes);
+    vdst = other.data();
+  }
+  auto read_at = [&](std::uint64_t offset, void* dst, std::size_t bytes) {
+    if (::fseeko(bf.f, static_cast<off_t>(offset), SEEK_SET) != 0 || std::fread(dst, 1, bytes, bf.f) != bytes)
+      impl::throw_error(path, ": truncated (read failed)");
+  };
+  const std::uint64_t row = h.nmodes * sizeof(subscript_type);
+  read_at(sizeof(h) + first * row, subs.data(), static_cast<std::size_t>(n * row));
+  read_at(sizeof(h) + h.nnz * row + first * h.value_bytes, vdst, static_cast<std::size_t>(n) * h.value_bytes);
+  check_binary_indices(path, h, subs.data(), static_cast<index_type>(first), n);
+  if (h.value_bytes != sizeof(T)) convert_values(other.data(), h.value_bytes, n, vals.data());
+  return SparseTensor<T, HostSpace>(bf.dims, subs, vals);
+}
+
+// A line belongs to the part in which its first byte lies: part p parses from the first line start
+// at or after split_point(p) to the next part's start, touching only the bytes next to its ends.
+template <class T>
+SparseTensor<T, HostSpace> read_tns_part(const std::string& path, int part, int parts,
+                                         const TnsReadOptions& opts, TnsReadStats* stats) {
+  FileText text(path, false);
+  const char* const data = text.data();
+  const std::size_t size = text.size();
+  auto line_start = [&](std::size_t b) -> std::size_t {
+    if (b == 0 || b >= size) return std::min(b, size);
+    if (data[b - 1] == '\n') return b;
+    const void* nl = std::memchr(data + b, '\n', size - b);
+    return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : size;
+  };
+  const std::size_t lo = line_start(split_point(size, part, parts));
+  const std::size_t hi = line_start(split_point(size, part + 1, parts));
+  text.advise(lo, hi);
+  auto X = parse_text<T>(data, data + lo, hi - lo, path, opts, true);
+  if (stats) stats->bytes = static_cast<double>(hi - lo);
+  return X;
+}
+
+}  // namespace
+
+template <class T>
+SparseTensor<T, HostSpace> read_sparse_part(const std::string& path, int part, int parts,
+                                            const TnsReadOptions& opts, TnsReadStats* stats) {
+  check_part(path, part, parts);
+  if (parts == 1) return read_sparse<T>(path, opts, stats);
+  const auto t0 = std::chrono::steady_clock::now();
+  SparseTensor<T, HostSpace> X;
+  if (is_binary_sparse(path)) {
+    X = read_binary_part<T>(path, part, parts, opts.dims);
+    if (stats) stats->bytes = 128.0 + static_cast<double>(X.bytes());
+  } else {
+    // A gzip stream has no entry points: a part would have to inflate everything before it.
+    if (ends_with(path, ".gz"))
+      impl::throw_error(path, ": a .gz file cannot be split into ", parts,
+                        " parts (decompress it, or write the binary form)");
+    X = read_tns_part<T>(path, part, parts, opts, stats);
+  }
+  if (stats) stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return X;
+}
+
 #define GRAIN_SPARSE_IO(T)                                                                          \
   template SparseTensor<T, HostSpace> read_tns<T>(const std::string&, const TnsReadOptions&,        \
                                                   TnsReadStats*);                                   \
@@ -670,7 +824,9 @@ SparseTensor<T, HostSpace> read_sparse(const std::string& path, const TnsReadOpt
   template void write_binary<T>(const std::string&, const SparseTensor<T, HostSpace>&);            \
   template SparseTensor<T, HostSpace> read_binary<T>(const std::string&);                          \
   template SparseTensor<T, HostSpace> read_sparse<T>(const std::string&, const TnsReadOptions&,     \
-                                                     TnsReadStats*);
+                                                     TnsReadStats*);                                \
+  template SparseTensor<T, HostSpace> read_sparse_part<T>(const std::string&, int, int,             \
+                                                          const TnsReadOptions&, TnsReadStats*);
 GRAIN_SPARSE_IO(float)
 GRAIN_SPARSE_IO(double)
 #undef GRAIN_SPARSE_IO

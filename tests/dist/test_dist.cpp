@@ -3,11 +3,13 @@
 // test's expectations hold on every rank.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cp/cp_test_util.hpp"
@@ -171,6 +173,14 @@ TEST(DistCpAls, AStopOnOneRankStopsEveryRankAfterTheSameIteration) {
   const auto res = grain::cp::cp_als<Exec>(share(X, [P](index_type j) { return static_cast<int>(j % P); }), M, o);
   EXPECT_TRUE(res.stopped);
   EXPECT_EQ(res.iterations.size(), 3u);
+}
+
+// Run alone by its own ctest entry (disabled here): rank 1 never joins the all-reduce, so rank 0's
+// watchdog must end the job with a message instead of waiting for ever.
+TEST(DistTimeout, DISABLED_ACollectiveWaitingPastTheTimeoutStopsTheJob) {
+  auto impatient = grain::dist::mpi_world(2);
+  if (impatient->rank() == 1) std::this_thread::sleep_for(std::chrono::seconds(120));
+  (void)impatient->allreduce_value<std::int64_t>(1);
 }
 
 }  // namespace

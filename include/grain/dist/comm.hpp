@@ -23,6 +23,13 @@
 namespace grain::dist {
 
 enum class ReduceOp { Sum, Max, Min };
+
+// The error every rank throws together (Comm::agree): every rank is at the same point, so each can
+// end normally; a plain Error on one rank leaves the others waiting in a collective.
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
 enum class DataType { Float, Double, Int64 };
 
 template <class T>
@@ -70,7 +77,7 @@ class Comm {
   }
 
   // Every rank passes its error ("" for none). When any rank has one, every rank throws the same
-  // grain::Error: the lowest such rank's message, naming that rank. Never throws otherwise.
+  // AgreedError: the lowest such rank's message, naming that rank. Never throws otherwise.
   void agree(const std::string& error);
 
   // Time spent in collectives and bytes this rank sent into them, since construction.

@@ -41,6 +41,16 @@ struct PlantedModel {
 template <class T>
 SparseTensor<T, HostSpace> generate_sparse(const GenerateOptions& opts, PlantedModel* model = nullptr);
 
+// The nonzeros of generate_sparse(opts) that belong to part `part` of `parts` (by a hash of their
+// coordinates, so parts are balanced even for skewed tensors): every part draws all samples and
+// keeps its own, so the union of the parts is generate_sparse(opts) exactly (same coordinates and
+// values) whatever `parts` is. A sampled part's memory follows its own size. The part has the full
+// dimensions (opts.dims), and no nonzero when none hashes to it; `model` is the whole model.
+// parts == 1 is generate_sparse. Bad part/parts are errors.
+template <class T>
+SparseTensor<T, HostSpace> generate_sparse_part(const GenerateOptions& opts, int part, int parts,
+                                                PlantedModel* model = nullptr);
+
 GeneratorKind parse_generator_kind(const std::string& name);
 const char* generator_kind_name(GeneratorKind k);
 

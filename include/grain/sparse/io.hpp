@@ -50,6 +50,24 @@ template <class T>
 SparseTensor<T, HostSpace> read_sparse(const std::string& path, const TnsReadOptions& opts = {},
                                        TnsReadStats* stats = nullptr);
 
+// Part `part` (0-based) of `parts` of a sparse tensor file, for processes that each hold a share
+// of the nonzeros. .tns text is split into byte ranges aligned to lines (a line belongs to the
+// part in which its first byte lies), so each part parses only its bytes; errors name the line in
+// the whole file. The binary form is split by nonzero ranges, the first nnz % parts parts holding
+// one more (its header, size and the part's indices are checked; its checksum covers the whole
+// file and is not). A text part has its own dimensions (the largest index of each mode it holds)
+// unless opts.dims gives them, a binary part the header's. A part that holds no nonzero is
+// default-constructed (ndims() == 0), so a file with none gives only such parts. A text part takes
+// its mode count from opts.dims, else from its own first line: without dims, compare ndims()
+// across parts to catch a file whose lines change width at a part boundary. The union of the
+// parts' nonzeros is read_sparse's, for any `parts`. A .gz file cannot be split: for parts > 1 it
+// is an error (decompress it, or write the binary form). parts == 1 is read_sparse. Bad part or
+// parts are errors.
+template <class T>
+SparseTensor<T, HostSpace> read_sparse_part(const std::string& path, int part, int parts,
+                                            const TnsReadOptions& opts = {},
+                                            TnsReadStats* stats = nullptr);
+
 // True when the file starts with the binary form's magic.
 bool is_binary_sparse(const std::string& path);
 

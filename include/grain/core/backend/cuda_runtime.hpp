@@ -31,6 +31,9 @@ void cuda_check_launch(const char* what);
 // The current device (raises grain::Error when there is none).
 const CudaDeviceInfo& cuda_device();
 int cuda_device_count();
+// Makes device `id` this process's device (before any other CUDA call: the first fixes the device
+// for the process's life). Raises grain::Error naming the id and the count when it does not exist.
+void cuda_use_device(int id);
 // Device workspace for reductions (first 64 bytes: a zeroed block counter). Grows on demand.
 void* cuda_reduction_workspace(std::size_t bytes);
 // Device workspace for team scratch level 1. Grows on demand.
