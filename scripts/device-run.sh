@@ -17,6 +17,8 @@
 #     gcp: GCP-SGD on the 10M-count tensor (GPU; 2 CPU threads), its MTTKRP beside it, Poisson
 #          against Gaussian on a skewed count tensor (gcp-*.json for bench/plot.py gcp), and
 #          cp-als --starts 4 against four separate runs
+#     dist: CP-ALS under mpirun with 2 ranks on the one GPU against one rank, the dist suite, and
+#           one GPU's iteration beside the previous build's (.device-carry/grain-before, if staged)
 #     python: the Python package installed with pip as a user does (built here, with CUDA), its
 #             tests, its per-call overhead beside C++, grain.cp_als beside the tool and beside a
 #             natural PyTorch CP-ALS (not part of all)
@@ -75,6 +77,7 @@ fi
 if has tests; then
   for t in "$C"/tests/grain_*_tests; do
     name=$(basename "$t")
+    [ "$name" = grain_dist_tests ] && continue  # under mpirun: the dist part
     # As ctest runs it (tests/contract/CMakeLists.txt): the affinity tests need OMP_PROC_BIND at start.
     extra=""; [ "$name" = grain_bench_affinity_tests ] && extra="OMP_PROC_BIND=true"
     # grain_cli_tests runs the tool itself: the unpacked one here.
@@ -140,6 +143,33 @@ if has ff; then
     python3 scripts/contract-table.py "$out/r/ff-$layout.json" "$out/r/torch.json" --kernels FieldField > "$out/r/table-$layout.md" 2>&1
     cat "$out/r/table-$layout.md" >> "$log"
   done
+fi
+
+if has dist; then
+  # CP-ALS across 2 ranks sharing the one GPU against one rank (the staging of device data through
+  # the host), the dist suite under mpirun, and one GPU's iteration with and without the layer:
+  # the previous build's binary, when staged as grain-before.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
+  [ -x "$C/tests/grain_dist_tests" ] && { OMP_NUM_THREADS=1 mpirun -np 2 --oversubscribe "$C/tests/grain_dist_tests" \
+    --gtest_brief=1 > "$out/r/grain_dist_tests.log" 2>&1; say "TEST grain_dist_tests (mpirun -np 2) rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/r/grain_dist_tests.log" | tr '\n' ' ')"; }
+  gen="--generate random-ktensor --gen-dims 30000x40000x50000 --gen-nnz 10000000 --rank 16 --maxiters 10 --tol 0 --backend cuda"
+  "$G" cp-als $gen --json "$out/r/dist-1.json" > "$out/r/dist-1.txt" 2>&1
+  say "cp-als 1 rank rc=$? $(grep '^cp-als: ' "$out/r/dist-1.txt" | tail -1)"
+  mpirun -np 2 --oversubscribe "$G" cp-als $gen --json "$out/r/dist-2.json" > "$out/r/dist-2.txt" 2>&1
+  say "cp-als 2 ranks, one GPU rc=$? $(grep -E '^(cp-als: |across)' "$out/r/dist-2.txt" | tr '\n' ' ')"
+  python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); print('dist fits', a['fit'], b['fit'], 'max |diff|', max(abs(x['fit']-y['fit']) for x,y in zip(a['iterations'],b['iterations'])))" \
+    "$out/r/dist-1.json" "$out/r/dist-2.json" >> "$log" 2>&1
+  if [ -x "$C/grain-before" ]; then
+    "$G" generate --kind random-ktensor --dims 30000x40000x50000 --nnz 10000000 --output /tmp/d3.gst > /dev/null 2>&1
+    for rep in 1 2 3; do
+      for b in grain-before grain; do
+        for R in 16 64; do
+          "$C/$b" cp-als /tmp/d3.gst --rank $R --maxiters 10 --tol 0 --backend cuda --json "$out/r/layer-$b-$R-$rep.json" > /dev/null 2>&1
+          say "LAYER $b R=$R rep $rep: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['seconds_per_iteration'])" "$out/r/layer-$b-$R-$rep.json")"
+        done
+      done
+    done
+  fi
 fi
 
 if has heldout; then

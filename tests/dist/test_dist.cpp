@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -189,6 +190,10 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   auto world = grain::dist::mpi_world(120);
   g_world = world.get();
+  if (world->size() < 2) {
+    std::fprintf(stderr, "grain_dist_tests: run it under mpirun with 2 or more ranks (ctest -R dist does)\n");
+    return 1;
+  }
   // Only rank 0 prints: the ranks' results agree or a test fails on the rank that differs, whose
   // failure still sets the exit status mpirun reports.
   if (world->rank() != 0) {
