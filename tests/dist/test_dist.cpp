@@ -16,6 +16,7 @@
 #include "cp/cp_test_util.hpp"
 #include "grain/grain.hpp"
 #include "grain/dist/comm.hpp"
+#include "grain/dist/sparse.hpp"
 
 namespace {
 
@@ -89,6 +90,51 @@ TEST(Comm, OwnedRowsCoverEachIndexOnce) {
       }
       EXPECT_EQ(next, n);
     }
+}
+
+// A file every rank reads: written by rank 0, then seen by all (one machine).
+std::string shared_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "grain_dist_" + name;
+  if (g_world->rank() == 0) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  (void)g_world->allreduce_value<std::int64_t>(0);  // the file is complete before anyone reads it
+  return path;
+}
+
+TEST(DistShare, TheSharesOfAFileHaveItsDimensionsAndAllItsNonzeros) {
+  std::string text = "# a comment\n";
+  double total = 0;
+  for (int j = 0; j < 300; ++j) {  // the largest index of mode 1 is on the first line only
+    const int i = j == 0 ? 97 : 1 + j % 5, k = 1 + j % 7, l = 1 + (j * 13) % 11;
+    text += std::to_string(i) + " " + std::to_string(k) + " " + std::to_string(l) + " " + std::to_string(j + 0.5) + "\n";
+    total += j + 0.5;
+  }
+  const auto path = shared_file("dims.tns", text);
+  const auto whole = grain::read_sparse<double>(path);
+  const auto mine = grain::dist::read_sparse_share<double>(*g_world, path);
+  EXPECT_EQ(mine.dims(), whole.dims());
+  EXPECT_EQ(grain::dist::total_nnz(*g_world, mine), 300);
+  EXPECT_LT(mine.nnz(), 300);
+  double sum = 0;
+  for (index_type j = 0; j < mine.nnz(); ++j) sum += mine.values()(j);
+  EXPECT_EQ(g_world->allreduce_value(sum), total);
+}
+
+TEST(DistShare, PartsThatDisagreeOnTheModesStopEveryRank) {
+  // Lines of equal length, so that with 2 ranks the second part starts at the first 4-way line.
+  if (g_world->size() != 2) GTEST_SKIP() << "the file splits at the change of modes for 2 ranks";
+  std::string text;
+  for (int j = 0; j < 400; ++j) text += j < 200 ? "1 2 3 10.00\n" : "1 2 3 4 1.0\n";
+  const auto path = shared_file("modes.tns", text);
+  try {
+    (void)grain::dist::read_sparse_share<double>(*g_world, path);
+    ADD_FAILURE() << "no error";
+  } catch (const grain::dist::AgreedError& e) {
+    EXPECT_NE(std::string(e.what()).find("disagree on the number of modes (3 and 4)"), std::string::npos) << e.what();
+  }
 }
 
 // This rank's share of X: nonzero j goes to the rank `owner(j)` says.
