@@ -47,13 +47,13 @@ constexpr index_type kThinBlockFields = 3;     // LayoutLeft cells of 3 fields a
 constexpr index_type kThinBlockMaxK = 16;      // ... write more than they read: block's stores still win
 constexpr index_type kMidBlasOutputs = 192;    // LayoutRight cells of 192+ outputs under 16 fields a side: cuBLAS ...
 constexpr index_type kMidBlasK = 24;           // ... from K = 24
+constexpr index_type kWideBlasOutputs = 2048;  // LayoutRight cells this wide: cuBLAS's tiles fill at any K
+constexpr index_type kThinLanesK = 32;         // LayoutRight cells of 1-3 fields a side: lanes over K from K = 32
 constexpr index_type kSmallCellsDoubleOutputs = 64;  // double cells over 64 outputs with long K: cuBLAS
 constexpr index_type kSmallCellsDoubleK = 64;
 constexpr index_type kSmallBlasOutputs = 32;   // cuBLAS from 32 outputs a cell ...
 constexpr index_type kSmallBlasK = 64;         // ... and K = 64
 constexpr index_type kLanesMinK = 128;         // team-small-k's lanes pay for rows this long
-constexpr index_type kKSplitMinK = 1536;       // the K-split team: long K ...
-constexpr index_type kKSplitMaxOutputs = 60000;  // ... over too few outputs to fill the GPU otherwise
 constexpr ByType kBlockMinThreads{4096, 8192};   // block's one thread per 8 x 8 block needs this many
 constexpr index_type kTinyCellOutputs = 16;      // cells of at most 4 x 4 ...
 constexpr ByType kTinyCellFlatK{512, 192};       // ... read each row too few times for block to pay
@@ -63,8 +63,10 @@ constexpr index_type kDfBlockMinR = 4;            // float DataField block: 4 < 
 constexpr index_type kDfBlockMaxR = 8;
 constexpr index_type kDfBlockMaxK = 16;
 constexpr index_type kDfBlockMinThreads = 65536;
+constexpr index_type kDfTinyRowMinR = 9;          // DataField rows of 1 (float: 2) points over 9+ fields: block
+constexpr ByType kDfTinyRowMaxK{2, 1};            // reads each data entry once for 8 fields
 constexpr index_type kLeftSplitMinK = 256;        // the K-split team from K = 256 ...
-constexpr ByType kDfLeftSplitOutputs{60000, 70000};  // ... over at most this many outputs
+constexpr ByType kLeftSplitOutputs{60000, 70000};    // ... over at most this many outputs (all families)
 constexpr index_type kDfFloatSplitMinK = 1536;    // float: still ahead to 70000 outputs from K = 1536
 constexpr index_type kDfFloatSplitOutputs = 70000;
 constexpr ByType kDdLeftSplitCells{60000, 40000};  // DataData: under this many cells
@@ -127,9 +129,9 @@ const ContractRule kCudaRules[] = {
     {"ff-double-mma-rows", A::Mma,
      [](const F& f) { return ff(f) && f.dbl && big(f) && 3 * f.L * f.R < (f.L + f.R) * f.K && f.mma_rows; },
      "LayoutRight double cells over 32 x 32 with the output under a quarter of the bytes: FP64 tensor cores"},
-    {"ff-float-cell-tiles", A::TeamSmallK,
-     [](const F& f) { return ff(f) && !f.dbl && big(f) && f.k_cell_tiles && f.K <= kCellTilesMaxK; },
-     "LayoutRight float cells of 16-32 fields with short K: staged cell tiles; cuBLAS's tiles idle"},
+    {"ff-cell-tiles", A::TeamSmallK,
+     [](const F& f) { return ff(f) && big(f) && f.k_cell_tiles && f.K <= kCellTilesMaxK; },
+     "LayoutRight cells of 16-32 fields with short K: staged cell tiles; cuBLAS's tiles idle"},
     {"ff-big-blas", A::Blas, [](const F& f) { return ff(f) && big(f) && f.blas_applies; },
      "big LayoutRight cells: cuBLAS at the GEMM peak for contiguous matrices"},
     {"ff-left-mma", A::Mma,
@@ -144,6 +146,9 @@ const ContractRule kCudaRules[] = {
               f.K >= kMmaMinK && f.L > kMmaMinFields && f.R > kMmaMinFields;
      },
      "big cells without cuBLAS over enough blocks: tensor cores"},
+    {"ff-right-wide-blas", A::Blas,
+     [](const F& f) { return ff(f) && !big(f) && !f.cells_fastest && f.L * f.R >= kWideBlasOutputs && f.blas_applies; },
+     "LayoutRight cells of 2048+ outputs with one side under 16 fields: cuBLAS's tiles fill whatever K"},
     {"ff-right-mid-blas", A::Blas,
      [](const F& f) {
        return ff(f) && !big(f) && !f.cells_fastest && f.L * f.R >= kMidBlasOutputs && f.K >= kMidBlasK &&
@@ -163,8 +168,8 @@ const ContractRule kCudaRules[] = {
      },
      "small LayoutRight cells of 32+ outputs with long K: cuBLAS's batched GEMM"},
     {"ff-right-thin-long-k", A::TeamSmallK,
-     [](const F& f) { return ff(f) && !f.cells_fastest && std::min(f.L, f.R) < kThinFields && f.K > kDdLanesK; },
-     "LayoutRight cells of 1-3 fields a side with K > 32: rows like DataData's, lanes over K"},
+     [](const F& f) { return ff(f) && !f.cells_fastest && std::min(f.L, f.R) < kThinFields && f.K >= kThinLanesK; },
+     "LayoutRight cells of 1-3 fields a side with K >= 32: rows like DataData's, lanes over K"},
     {"ff-small-right-long-k", A::TeamSmallK,
      [](const F& f) { return ff(f) && !big(f) && !f.cells_fastest && f.K >= kLanesMinK; },
      "small LayoutRight cells with long rows: team-small-k's lanes split each row"},
@@ -172,7 +177,7 @@ const ContractRule kCudaRules[] = {
      "small LayoutRight cells: flat's threads read neighbouring rows of one cell"},
     {"ff-small-left-k-split", A::TeamSmallK,
      [](const F& f) {
-       return ff(f) && !big(f) && f.cells_fastest && f.K >= kKSplitMinK && f.C * f.L * f.R <= kKSplitMaxOutputs;
+       return ff(f) && !big(f) && f.cells_fastest && f.K >= kLeftSplitMinK && f.C * f.L * f.R <= kLeftSplitOutputs.of(f);
      },
      "small LayoutLeft cells, long K over few outputs: the K-split team keeps enough loads in flight"},
     {"ff-left-thin-short-k", A::Block,
@@ -201,8 +206,11 @@ const ContractRule kCudaRules[] = {
               f.K <= kDfBlockMaxK && f.C * ((f.R + 7) / 8) >= kDfBlockMinThreads;
      },
      "float DataField, 5-8 fields, short K, many cells: block reads the data row once for 8 fields"},
+    {"df-left-tiny-rows", A::Block,
+     [](const F& f) { return df(f) && f.cells_fastest && f.R >= kDfTinyRowMinR && f.K <= kDfTinyRowMaxK.of(f); },
+     "DataField rows of 1-2 points over 9+ fields: block reads each data entry once for 8 fields"},
     {"df-left-k-split", A::TeamSmallK,
-     [](const F& f) { return df(f) && f.cells_fastest && f.K >= kLeftSplitMinK && f.C * f.R <= kDfLeftSplitOutputs.of(f); },
+     [](const F& f) { return df(f) && f.cells_fastest && f.K >= kLeftSplitMinK && f.C * f.R <= kLeftSplitOutputs.of(f); },
      "long K over few outputs: 8 slices of K per 32-cell group keep more loads in flight"},
     {"df-left-float-k-split", A::TeamSmallK,
      [](const F& f) {
