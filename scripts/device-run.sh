@@ -20,7 +20,7 @@
 #     dist: CP-ALS under mpirun with 2 ranks on the one GPU against one rank, the dist suite, and
 #           one GPU's iteration beside the previous build's (.device-carry/grain-before, if staged)
 #     auto-before: Auto on the Q1-Q4 cases, both layouts, this build against the previous one
-#                  (.device-carry/grain-before), alternated twice; the per-case ratio's spread
+#                  (.device-carry/grain-before), alternated AUTO_REPS times (2); the per-case ratio's spread
 #     python: the Python package installed with pip as a user does (built here, with CUDA), its
 #             tests, its per-call overhead beside C++, grain.cp_als beside the tool and beside a
 #             natural PyTorch CP-ALS (not part of all)
@@ -175,7 +175,7 @@ if has dist; then
 fi
 
 if case "$what" in *" auto-before "*) [ -x "$C/grain-before" ] ;; *) false ;; esac; then
-  for rep in 1 2; do
+  for rep in $(seq ${AUTO_REPS:-2}); do
     for b in grain-before grain; do
       for layout in left right; do
         "$C/$b" bench contract --backend cuda --algorithm auto --layout $layout --no-verify --quiet \

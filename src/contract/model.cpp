@@ -36,7 +36,8 @@ constexpr index_type kHostFlatMinK = 32;          // shorter rows: block's packe
 constexpr index_type kBigFields = 16;          // L, R >= 16: cells big enough for GEMM-like kernels
 constexpr index_type kWgmmaFields = 32;        // L, R above one 32 x 32 tile: the warpgroup kernel's tiles fill
 constexpr index_type kWgmmaMinK = 64;          // shorter K leaves its TMA pipeline unfilled
-constexpr index_type kCellTilesMaxK = 32;      // short K leaves cuBLAS's tiles mostly idle
+constexpr index_type kCellTilesMaxK = 32;      // short K leaves cuBLAS's tiles mostly idle ...
+constexpr index_type kCellTileBytes = 8192;    // ... while a cell's rows, (L + R) K elements, stage in 8 KiB
 constexpr index_type kMmaMinBlocks = 16;       // fewer 8-cell x 32 x 32 blocks leave the GPU idle
 constexpr index_type kMmaMinK = 16;            // at K = 8 mma's stages are mostly padding
 constexpr index_type kMmaMinFields = 16;       // LayoutRight: cells of at most 16 fields fill a quarter of its 32 x 32 tile
@@ -130,7 +131,10 @@ const ContractRule kCudaRules[] = {
      [](const F& f) { return ff(f) && f.dbl && big(f) && 3 * f.L * f.R < (f.L + f.R) * f.K && f.mma_rows; },
      "LayoutRight double cells over 32 x 32 with the output under a quarter of the bytes: FP64 tensor cores"},
     {"ff-cell-tiles", A::TeamSmallK,
-     [](const F& f) { return ff(f) && big(f) && f.k_cell_tiles && f.K <= kCellTilesMaxK; },
+     [](const F& f) {
+       return ff(f) && big(f) && f.k_cell_tiles && f.K <= kCellTilesMaxK &&
+              (f.L + f.R) * f.K * (f.dbl ? 8 : 4) <= kCellTileBytes;
+     },
      "LayoutRight cells of 16-32 fields with short K: staged cell tiles; cuBLAS's tiles idle"},
     {"ff-big-blas", A::Blas, [](const F& f) { return ff(f) && big(f) && f.blas_applies; },
      "big LayoutRight cells: cuBLAS at the GEMM peak for contiguous matrices"},
