@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -331,20 +330,13 @@ int cp_als_on(const CpAlsCommand& c, dist::Comm* comm) {
 
 }  // namespace
 
-// The number of processes the MPI launcher started (0 when none did).
-int launched_ranks() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char* s = std::getenv(v)) return std::atoi(s);
-  return dist::launched_by_mpi() ? 1 : 0;
-}
-
 int run_cp_als(const CpAlsCommand& c) {
   // Under mpirun every rank takes a share; without MPI in this build, every rank would decompose
   // the whole tensor on its own, so that is refused.
   std::unique_ptr<dist::Comm> world;
-  if (launched_ranks() > 1) {
+  if (dist::launched_ranks() > 1) {
     if (!dist::mpi_built())
-      impl::throw_error("started by an MPI launcher with ", launched_ranks(), " ranks, but this grain was built without "
+      impl::throw_error("started by an MPI launcher with ", dist::launched_ranks(), " ranks, but this grain was built without "
                         "MPI (Debian: apt-get install libopenmpi-dev, then build again)");
     world = dist::mpi_world(c.comm_timeout);
   }
@@ -361,9 +353,16 @@ int run_cp_als(const CpAlsCommand& c) {
     return with_backend_and_dtype(c.backend, c.dtype, [&](auto exec, auto value) {
       return cp_als_on<decltype(exec), decltype(value)>(c, comm);
     });
-  } catch (const dist::AgreedError&) {
-    if (comm && comm->rank() != 0) return 1;  // rank 0 says it for all
-    throw;
+  } catch (const dist::AgreedError& e) {
+    if (!comm) throw;
+    // Rank 0 says it for all; the others wait until it has, since the launcher stops the job
+    // at the first rank that exits with an error.
+    if (comm->rank() == 0) {
+      std::fprintf(stderr, "grain cp-als: error: %s\n", e.what());
+      std::fflush(stderr);
+    }
+    (void)comm->allreduce_value<std::int64_t>(0);
+    return 1;
   } catch (const std::exception& e) {
     if (!comm) throw;
     // Only this rank failed: the others wait in a collective, so the whole job stops.
