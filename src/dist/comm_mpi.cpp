@@ -3,6 +3,7 @@
 // launcher then stops the others. Without MPI (GRAIN_ENABLE_MPI undefined) the entry points say so.
 #include "grain/dist/comm.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -22,11 +23,11 @@
 
 namespace grain::dist {
 
-bool launched_by_mpi() {
-  // Open MPI, MPICH/Hydra and Slurm's PMI set these in every process they start.
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"})
-    if (std::getenv(v)) return true;
-  return false;
+int launched_ranks() {
+  // Open MPI, MPICH/Hydra and Slurm set these in every process they start.
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* s = std::getenv(v)) return std::max(1, std::atoi(s));
+  return std::getenv("PMIX_RANK") ? 1 : 0;
 }
 
 #if defined(GRAIN_ENABLE_MPI)

@@ -162,34 +162,34 @@ SparseTensor<T, HostSpace> sampled(const GenerateOptions& o, int part, int parts
   };
   std::vector<std::uint64_t> keys;
   Progress progress("generating", static_cast<double>(o.samples), "samples");
-  if (parts == 1) {
-    keys.resize(static_cast<std::size_t>(o.samples));
+  // body(stream, lo, hi) draws samples [lo, hi) of each block, the blocks in parallel.
+  auto for_each_block = [&](auto&& body) {
 #if defined(GRAIN_ENABLE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 4)
 #endif
     for (index_type b = 0; b < nblocks; ++b) {
       std::mt19937_64 gb = block_stream(b);
       const index_type lo = b * block, hi = std::min(o.samples, lo + block);
-      for (index_type s = lo; s < hi; ++s) keys[s] = draw(gb);
+      body(gb, lo, hi);
       progress.add(static_cast<std::uint64_t>(hi - lo));
     }
+  };
+  if (parts == 1) {
+    keys.resize(static_cast<std::size_t>(o.samples));
+    for_each_block([&](std::mt19937_64& gb, index_type lo, index_type hi) {
+      for (index_type s = lo; s < hi; ++s) keys[s] = draw(gb);
+    });
   } else {
     // Each block keeps its part's keys in its own vector, so memory follows the part's size.
     std::vector<std::vector<std::uint64_t>> kept(static_cast<std::size_t>(nblocks));
-#if defined(GRAIN_ENABLE_OPENMP)
-#pragma omp parallel for schedule(dynamic, 4)
-#endif
-    for (index_type b = 0; b < nblocks; ++b) {
-      std::mt19937_64 gb = block_stream(b);
-      const index_type lo = b * block, hi = std::min(o.samples, lo + block);
-      std::vector<std::uint64_t>& k = kept[b];
+    for_each_block([&](std::mt19937_64& gb, index_type lo, index_type hi) {
+      std::vector<std::uint64_t>& k = kept[static_cast<std::size_t>(lo / block)];
       k.reserve(static_cast<std::size_t>((hi - lo) / parts + 64));
       for (index_type s = lo; s < hi; ++s) {
         const std::uint64_t key = draw(gb);
         if (part_of(key, parts) == part) k.push_back(key);
       }
-      progress.add(static_cast<std::uint64_t>(hi - lo));
-    }
+    });
     std::size_t total = 0;
     for (const auto& k : kept) total += k.size();
     keys.reserve(total);

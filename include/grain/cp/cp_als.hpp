@@ -196,16 +196,20 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   std::vector<dist::RowRange> own(N);
   std::vector<std::vector<std::size_t>> row_counts(N);  // elements of each rank's rows, per mode
   std::vector<View<T**, LayoutRight, Space>> Bown(N);
-  View<T*, LayoutRight, HostSpace> stage;  // device runs: a mode's MTTKRP or factor on the host
+  // Device runs: a mode's MTTKRP or factor on the host, and this rank's summed rows of it.
+  View<T*, LayoutRight, HostSpace> stage, stage_own;
   for (int m = 0; m < N; ++m) {
     own[m] = dist::owned_rows(X.dim(m), P, me);
     if (!comm) continue;
     for (int p = 0; p < P; ++p)
       row_counts[m].push_back(static_cast<std::size_t>(dist::owned_rows(X.dim(m), P, p).count) * R);
     Bown[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp_owned", own[m].count, R);
-    if constexpr (!Space::host_accessible)
+    if constexpr (!Space::host_accessible) {
       if (static_cast<index_type>(stage.extent(0)) < X.dim(m) * R)
         stage = View<T*, LayoutRight, HostSpace>(WithoutInitializing, "cp_als_stage", X.dim(m) * R);
+      if (static_cast<index_type>(stage_own.extent(0)) < own[m].count * R)
+        stage_own = View<T*, LayoutRight, HostSpace>(WithoutInitializing, "cp_als_stage_owned", own[m].count * R);
+    }
   }
   // The rows of factor n (or of an I_n x R buffer) this rank owns.
   auto owned = [&](const View<T**, LayoutRight, Space>& A, int n) {
@@ -220,9 +224,9 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
       const index_type IR = X.dim(n) * R, OR = own[n].count * R;
       View<T*, LayoutRight, HostSpace> all(stage.data(), IR);
       deep_copy(all, flat(B[n].data(), IR));
-      std::vector<T> mine(static_cast<std::size_t>(OR));
+      View<T*, LayoutRight, HostSpace> mine(stage_own.data(), OR);
       comm->reduce_scatter(all.data(), mine.data(), row_counts[n], dist::data_type<T>());
-      deep_copy(flat(Bown[n].data(), OR), View<T*, LayoutRight, HostSpace>(mine.data(), OR));
+      deep_copy(flat(Bown[n].data(), OR), mine);
     }
   };
   // Every rank's rows of factor n to every rank.

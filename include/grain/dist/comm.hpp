@@ -107,8 +107,9 @@ std::size_t data_type_size(DataType t);
 
 // True when this grain was built with MPI.
 bool mpi_built();
-// True when the process was started by an MPI launcher (mpirun, srun): its environment says so.
-bool launched_by_mpi();
+// The number of processes the MPI launcher (mpirun, srun) started, from the environment it sets;
+// 0 when no launcher started this one.
+int launched_ranks();
 // MPI_COMM_WORLD, initializing MPI when needed (finalized when the last such Comm goes). A
 // collective waiting more than timeout_seconds aborts every rank. Throws when MPI was not built.
 std::unique_ptr<Comm> mpi_world(double timeout_seconds = 600);
