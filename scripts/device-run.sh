@@ -19,6 +19,11 @@
 #          cp-als --starts 4 against four separate runs
 #     dist: CP-ALS under mpirun with 2 ranks on the one GPU against one rank, the dist suite, and
 #           one GPU's iteration beside the previous build's (.device-carry/grain-before, if staged)
+#     gpus: CP-ALS across this machine's GPUs (a 2- or 4-GPU kind): tests/dist/gpus.sh and the
+#           dist suite with --gpu under mpirun (GPU_TESTS=0 skips them), compute-sanitizer memcheck
+#           over the suite's NCCL collectives, then strong scaling (one GPU against all of them,
+#           --gpus) on the SCALE tensors ("kind:dims" words; default a 3-way and a 4-way random
+#           Ktensor and a skewed 3-way) of SCALE_NNZ nonzeros (500M), ranks SCALE_RANKS (16 64)
 #     auto-before: Auto on the Q1-Q4 cases, both layouts, this build against the previous one
 #                  (.device-carry/grain-before), alternated AUTO_REPS times (2); the per-case ratio's spread
 #     python: the Python package installed with pip as a user does (built here, with CUDA), its
@@ -172,6 +177,36 @@ if has dist; then
       done
     done
   fi
+fi
+
+if case "$what" in *" gpus "*) true ;; *) false ;; esac; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
+  n=$(nvidia-smi -L | wc -l)
+  if [ "${GPU_TESTS:-1}" != 0 ]; then
+    timeout 300 bash tests/dist/gpus.sh "$G" mpirun > "$out/r/gpus-test.log" 2>&1
+    say "TEST tests/dist/gpus.sh rc=$? $(tail -n 1 "$out/r/gpus-test.log")"
+    timeout 300 mpirun -np "$n" "$C/tests/grain_dist_tests" --gpu --gtest_brief=1 > "$out/r/grain_dist_tests-gpu.log" 2>&1
+    say "TEST grain_dist_tests --gpu (mpirun -np $n) rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^grain_dist_tests:' "$out/r/grain_dist_tests-gpu.log" | tr '\n' ' ')"
+    timeout 300 mpirun -np "$n" compute-sanitizer --tool memcheck --error-exitcode 9 "$C/tests/grain_dist_tests" --gpu \
+      --gtest_brief=1 --gtest_filter='Comm.*:DistCpAls.ThreeWay*' > "$out/r/grain_dist_tests-memcheck.log" 2>&1
+    say "SANITIZER memcheck grain_dist_tests --gpu rc=$? $(grep -E 'ERROR SUMMARY' "$out/r/grain_dist_tests-memcheck.log" | tr '\n' ' ')"
+  fi
+  for t in ${SCALE-random-ktensor:100000x100000x100000 random-ktensor:20000x20000x20000x20000 skewed:1000000x500000x200000}; do
+    kind=${t%%:*} dims=${t#*:}
+    f=/tmp/scale.gst
+    t0=$(date +%s)
+    "$G" generate --kind "$kind" --dims "$dims" --nnz "${SCALE_NNZ:-500000000}" --output $f > "$out/r/scale-gen.txt" 2>&1
+    say "SCALE generate $kind $dims rc=$? in $(( $(date +%s) - t0 )) s: $(head -c 300 "$out/r/scale-gen.txt")"
+    for R in ${SCALE_RANKS:-16 64}; do
+      for g in 1 "$n"; do
+        name=scale-$kind-$(( $(echo "$dims" | tr -cd x | wc -c) + 1 ))way-R$R-g$g
+        timeout 300 "$G" cp-als $f --rank "$R" --maxiters "${SCALE_ITERS:-10}" --tol 0 --backend cuda --gpus "$g" \
+          --json "$out/r/$name.json" > "$out/r/$name.txt" 2>&1
+        say "SCALE $kind $dims R=$R gpus=$g rc=$? $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('s/iter %.4f comm/iter %.4f (%.0f%%) fit %.6f setup %.1f s' % (j['seconds_per_iteration'], j['comm_seconds_per_iteration'], 100*j['comm_seconds_per_iteration']/j['seconds_per_iteration'], j['fit'], j['setup_seconds']))" "$out/r/$name.json" 2>&1)"
+      done
+    done
+    rm -f $f
+  done
 fi
 
 if case "$what" in *" auto-before "*) [ -x "$C/grain-before" ] ;; *) false ;; esac; then

@@ -46,6 +46,7 @@ struct CpAlsCommand {
   bool generated = false;
   GenerateOptions gen;
   double comm_timeout = 600;  // across ranks: seconds a collective may wait before every rank stops
+  int gpus = 0;               // --gpus N: one process over GPUs 0..N-1 (NCCL); 0: one GPU, or one per rank
 };
 int run_cp_als(const CpAlsCommand& c);  // cp_commands.cpp
 
@@ -98,7 +99,8 @@ struct CpAlsRunInfo {
   };
   std::vector<Start> starts;
   std::uint64_t best_seed = 0;
-  int ranks = 1;  // processes sharing the nonzeros
+  int ranks = 1;  // processes (or GPUs of one process) sharing the nonzeros
+  std::string comm_engine = "self";  // what moves the data between them: mpi, nccl
 };
 void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const cp::CpAlsResult& res);
 

@@ -59,8 +59,11 @@ void add_cp_als(CLI::App& app) {
   cmd->add_option("--gen-seed", gen.gen.seed, "the generator's seed")->check(CLI::Range(0ULL, 1ULL << 62))
       ->needs(generate);
   cmd->add_option("--comm-timeout", c.comm_timeout,
-                  "under mpirun: seconds a collective waits for the other ranks before every rank stops")
+                  "across ranks or GPUs: seconds a collective waits for the others before every rank stops")
       ->check(CLI::Range(1.0, 1e7));
+  cmd->add_option("--gpus", c.gpus,
+                  "one process over GPUs 0..N-1 (NCCL, a thread per GPU, each with its share of the nonzeros)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--rank,-r", c.rank, "components R (required unless --resume gives it)")
       ->check(CLI::Range(1, 1024))->default_str("");
   cmd->add_option("--maxiters", c.maxiters, "iterations at most, counting those before a --resume")

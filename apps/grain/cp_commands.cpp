@@ -8,8 +8,13 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
+
+#if defined(GRAIN_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 
 #include "commands.hpp"
 #include "stop_signals.hpp"
@@ -280,8 +285,8 @@ int cp_als_on(const CpAlsCommand& c, dist::Comm* comm) {
                  cp::mttkrp_algorithm_name(res.algorithms[m]));
   std::fprintf(out, "\n");
   if (comm)
-    std::fprintf(out, "across %d ranks: %.4f s per iteration in collectives (%.0f%%), %s sent per iteration by rank 0\n",
-                 comm->size(), res.comm_seconds / per, res.seconds > 0 ? 100 * res.comm_seconds / res.seconds : 0.0,
+    std::fprintf(out, "across %d ranks (%s): %.4f s per iteration in collectives (%.0f%%), %s sent per iteration by rank 0\n",
+                 comm->size(), comm->engine(), res.comm_seconds / per, res.seconds > 0 ? 100 * res.comm_seconds / res.seconds : 0.0,
                  cp::impl::bytes_string(res.comm_bytes / per).c_str());
   if (!c.output.empty() && lead) {
     if (c.compact)
@@ -294,6 +299,7 @@ int cp_als_on(const CpAlsCommand& c, dist::Comm* comm) {
   if (!c.json.empty() && lead) {
     CpAlsRunInfo run;
     run.ranks = comm ? comm->size() : 1;
+    run.comm_engine = comm ? comm->engine() : "self";
     run.file = c.file;
     run.backend = Exec::name();
     run.dtype = std::is_same_v<T, float> ? "float" : "double";
@@ -328,28 +334,17 @@ int cp_als_on(const CpAlsCommand& c, dist::Comm* comm) {
   return 0;
 }
 
-}  // namespace
+bool cuda_asked(const CpAlsCommand& c) {
+  return c.backend == "cuda" || (c.backend.empty() && default_backend() == std::string("cuda"));
+}
 
-int run_cp_als(const CpAlsCommand& c) {
-  // Under mpirun every rank takes a share; without MPI in this build, every rank would decompose
-  // the whole tensor on its own, so that is refused.
-  std::unique_ptr<dist::Comm> world;
-  if (dist::launched_ranks() > 1) {
-    if (!dist::mpi_built())
-      impl::throw_error("started by an MPI launcher with ", dist::launched_ranks(), " ranks, but this grain was built without "
-                        "MPI (Debian: apt-get install libopenmpi-dev, then build again)");
-    world = dist::mpi_world(c.comm_timeout);
-  }
-  dist::Comm* comm = world && world->size() > 1 ? world.get() : nullptr;
+// One rank's run; comm is null when it is the only one. `join` makes the rank ready (its GPU, its
+// engine) and returns the Comm to run over. An error every rank shares ends each normally, rank 0
+// saying it; an error of this rank alone stops the job, since the others wait in a collective.
+template <class Join>
+int run_rank(const CpAlsCommand& c, dist::Comm* comm, Join&& join) {
   try {
-#if defined(GRAIN_ENABLE_CUDA)
-    // One GPU per rank of a node, in the order of the node's ranks.
-    if (comm && (c.backend == "cuda" || (c.backend.empty() && default_backend() == std::string("cuda")))) {
-      const int n = impl::cuda_device_count();
-      if (n == 0) impl::throw_error("--backend cuda: no GPU is visible to rank ", comm->rank());
-      impl::cuda_use_device(dist::mpi_local_rank(*comm) % n);
-    }
-#endif
+    comm = join();
     return with_backend_and_dtype(c.backend, c.dtype, [&](auto exec, auto value) {
       return cp_als_on<decltype(exec), decltype(value)>(c, comm);
     });
@@ -365,11 +360,87 @@ int run_cp_als(const CpAlsCommand& c) {
     return 1;
   } catch (const std::exception& e) {
     if (!comm) throw;
-    // Only this rank failed: the others wait in a collective, so the whole job stops.
     std::fprintf(stderr, "grain cp-als: error: rank %d of %d: %s; stopping every rank\n", comm->rank(), comm->size(),
                  e.what());
-    dist::abort_all(*comm, 1);
+    comm->abort(1);
   }
+}
+
+// --gpus N: one process, a thread per GPU, each thread a rank of one NCCL clique with its own share
+// of the nonzeros; rank 0 prints and writes.
+int run_on_gpus(const CpAlsCommand& c) {
+  if (dist::launched_ranks() > 1)
+    impl::throw_error("--gpus runs one process over several GPUs; under an MPI launcher (", dist::launched_ranks(),
+                      " ranks) each rank takes a GPU of its own: drop --gpus");
+  if (!cuda_asked(c))
+    impl::throw_error("--gpus ", c.gpus, " needs --backend cuda (the back end is ",
+                      c.backend.empty() ? default_backend() : c.backend.c_str(), ")");
+#if defined(GRAIN_ENABLE_CUDA)
+  const int visible = impl::cuda_device_count();
+  if (c.gpus > visible)
+    impl::throw_error("--gpus ", c.gpus, ": ", visible, visible == 1 ? " GPU is" : " GPUs are", " visible");
+  if (c.gpus == 1)
+    return run_rank(c, nullptr, [] {
+      impl::cuda_use_device(0);
+      return static_cast<dist::Comm*>(nullptr);
+    });
+  if (!dist::nccl_built())
+    impl::throw_error("--gpus ", c.gpus, ": this grain was built without NCCL (a CUDA build finds nccl.h and "
+                      "libnccl in the CUDA toolkit or the system); run one MPI rank per GPU instead");
+  std::vector<std::unique_ptr<dist::Comm>> comms = dist::nccl_local(c.gpus, c.comm_timeout);
+  std::vector<int> codes(static_cast<std::size_t>(c.gpus), 1);
+  std::vector<std::thread> threads;
+  for (int g = 0; g < c.gpus; ++g)
+    threads.emplace_back([&c, &codes, g, comm = std::move(comms[static_cast<std::size_t>(g)])]() mutable {
+#if defined(GRAIN_ENABLE_OPENMP)
+      // The host's cores shared between the GPUs' threads, not each taking all of them.
+      omp_set_num_threads(std::max(1, omp_get_num_procs() / c.gpus));
+#endif
+      codes[static_cast<std::size_t>(g)] = run_rank(c, comm.get(), [&] {
+        impl::cuda_use_device(g);
+        return comm.get();
+      });
+      comm.reset();  // on its own thread: NCCL's tear-down may wait for the other ranks
+    });
+  for (auto& t : threads) t.join();
+  return codes[0];
+#else
+  impl::throw_error("--gpus needs a CUDA build of grain");
+#endif
+}
+
+}  // namespace
+
+int run_cp_als(const CpAlsCommand& c) {
+  if (c.gpus > 0) return run_on_gpus(c);
+  // Under mpirun every rank takes a share; without MPI in this build, every rank would decompose
+  // the whole tensor on its own, so that is refused.
+  std::unique_ptr<dist::Comm> world, nccl;
+  if (dist::launched_ranks() > 1) {
+    if (!dist::mpi_built())
+      impl::throw_error("started by an MPI launcher with ", dist::launched_ranks(), " ranks, but this grain was built without "
+                        "MPI (Debian: apt-get install libopenmpi-dev, then build again)");
+    world = dist::mpi_world(c.comm_timeout);
+  }
+  dist::Comm* comm = world && world->size() > 1 ? world.get() : nullptr;
+  return run_rank(c, comm, [&]() -> dist::Comm* {
+#if defined(GRAIN_ENABLE_CUDA)
+    // One GPU per rank of a node, in the order of the node's ranks; NCCL between them when every
+    // rank has a GPU of its own (NCCL takes one rank per GPU), else MPI through host copies.
+    if (comm && cuda_asked(c)) {
+      const int n = impl::cuda_device_count();
+      if (n == 0) impl::throw_error("--backend cuda: no GPU is visible to rank ", comm->rank());
+      const int local = dist::mpi_local_rank(*comm);
+      impl::cuda_use_device(local % n);
+      const bool own_gpu = comm->allreduce_value<std::int64_t>(local >= n ? 1 : 0, dist::ReduceOp::Max) == 0;
+      if (own_gpu && dist::nccl_built()) {
+        nccl = dist::nccl_over(*comm, c.comm_timeout);
+        return nccl.get();
+      }
+    }
+#endif
+    return comm;
+  });
 }
 
 int run_generate(const GenerateCommand& c) {

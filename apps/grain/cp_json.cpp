@@ -41,8 +41,10 @@ void write_cp_als_json(const std::string& path, const CpAlsRunInfo& run, const c
   out["seconds_per_iteration"] = iters > 0 ? res.seconds / iters : 0.0;
   out["setup_seconds"] = res.setup_seconds;
   out["pseudo_inverse"] = res.used_pseudo_inverse;
-  // Across ranks: the processes, and rank 0's time in collectives and the bytes it sent into them.
+  // Across ranks: the ranks, the engine between them, and rank 0's time in collectives and the
+  // bytes it sent into them.
   out["ranks"] = run.ranks;
+  out["comm_engine"] = run.comm_engine;
   out["comm_seconds"] = res.comm_seconds;
   out["comm_seconds_per_iteration"] = iters > 0 ? res.comm_seconds / iters : 0.0;
   out["comm_bytes_per_iteration"] = iters > 0 ? res.comm_bytes / iters : 0.0;

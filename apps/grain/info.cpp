@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "grain/dist/comm.hpp"
 #include "grain/grain.hpp"
 #if defined(GRAIN_ENABLE_OPENMP)
 #include <omp.h>
@@ -62,15 +63,16 @@ int run_info(bool bandwidth) {
   if (impl::cuda_device_count() > 0) {
     const auto& d = impl::cuda_device();
     gpu = true;
-    std::printf("gpu: %s, %.1f GiB, %d SMs, compute capability %d.%d, L2 %.0f MiB\n", d.name.c_str(),
+    std::printf("gpu: %s, %.1f GiB, %d SMs, compute capability %d.%d, L2 %.0f MiB (%d visible)\n", d.name.c_str(),
                 d.global_memory / 1073741824.0, d.sm_count, d.cc_major, d.cc_minor,
-                d.l2_bytes / 1048576.0);
+                d.l2_bytes / 1048576.0, impl::cuda_device_count());
   } else {
     std::printf("gpu: none found (CUDA back end compiled in, no device visible)\n");
   }
 #else
   std::printf("gpu: CUDA back end not compiled in\n");
 #endif
+  std::printf("across ranks: mpi %s, nccl %s\n", dist::mpi_built() ? "yes" : "no", dist::nccl_built() ? "yes" : "no");
   if (!bandwidth) return 0;
   const std::size_t host_n = std::size_t(1) << 24;  // 128 MiB per array: past any CPU cache
   std::printf("copy bandwidth (b = a, bytes read + written):\n");

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "grain/contract/engine.hpp"
+#include "grain/core/backend/cuda_per_device.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
 #include "mma_common.cuh"
 #include "wgmma.hpp"
@@ -497,13 +498,13 @@ void launch_mma(const ContractProblem<T>& p, int cluster) {
   const index_type blocks = (p.C + B::G - 1) / B::G * tiles_l * tiles_r;
   if (blocks > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  static const bool configured = [] {
+  static PerDevice<bool> configured;  // a kernel attribute is the current device's
+  configured.get([] {
     cuda_check(cudaFuncSetAttribute(contract_mma_kernel<T, Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     S::smem_bytes),
                "algorithm 'mma': cudaFuncSetAttribute");
     return true;
-  }();
-  (void)configured;
+  });
   launch_clustered(contract_mma_kernel<T, Cfg>, blocks, B::threads, S::smem_bytes, cluster, p, tiles_l, tiles_r,
                    out_cells_vector(p));
   cuda_check_launch("algorithm 'mma': contract_mma_kernel");
@@ -855,7 +856,8 @@ void launch_mma_packed(const ContractProblem<T>& p) {
   const index_type items = (p.C + P::G - 1) / P::G * tiles_l * tiles_r;
   if (items > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", items, " thread blocks exceed the grid limit (2^31 - 1)");
-  static const int resident = [] {  // blocks a device holds at once (persistent: the grid)
+  static PerDevice<int> resident_on;
+  const int resident = resident_on.get([] {  // blocks a device holds at once (persistent: the grid)
     cuda_check(cudaFuncSetAttribute(contract_mma_packed_kernel<T, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     P::smem_bytes),
                "algorithm 'mma': cudaFuncSetAttribute");
@@ -864,7 +866,7 @@ void launch_mma_packed(const ContractProblem<T>& p) {
                                                              P::smem_bytes),
                "algorithm 'mma': occupancy");
     return cuda_device().sm_count * (per_sm > 0 ? per_sm : 1);
-  }();
+  });
   const index_type blocks = P::persistent && items > resident ? resident : items;
   contract_mma_packed_kernel<T, P><<<static_cast<unsigned>(blocks), P::threads, P::smem_bytes>>>(
       p, static_cast<int>(tiles_l), static_cast<int>(tiles_r), static_cast<int>(items), out_cells_vector(p));
@@ -1076,7 +1078,8 @@ int rows_splits(const ContractProblem<T>& p, index_type items, index_type slots,
 template <class P>
 void launch_mma_rows(const ContractProblem<typename P::Elem>& p) {
   const index_type tiles_l = (p.L + P::TL - 1) / P::TL, tiles_r = (p.R + P::TR - 1) / P::TR;
-  static const int slots = [] {  // blocks the device holds at once: the persistent grid
+  static PerDevice<int> slots_on;
+  const int slots = slots_on.get([] {  // blocks the device holds at once: the persistent grid
     cuda_check(cudaFuncSetAttribute(contract_mma_rows_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     P::smem_bytes),
                "algorithm 'mma': cudaFuncSetAttribute (rows)");
@@ -1085,7 +1088,7 @@ void launch_mma_rows(const ContractProblem<typename P::Elem>& p) {
                                                              P::smem_bytes),
                "algorithm 'mma': occupancy (rows)");
     return cuda_device().sm_count * (per_sm > 0 ? per_sm : 1);
-  }();
+  });
   const index_type whole = p.C * tiles_l * tiles_r;
   const int splits = rows_splits(p, whole, slots, P::KC);
   // Each split a whole number of stages, so that a split's K range starts on a stage.

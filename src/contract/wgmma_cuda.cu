@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include "grain/contract/engine.hpp"
+#include "grain/core/backend/cuda_per_device.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
 #include "mma_common.cuh"
 #include "wgmma.hpp"
@@ -507,12 +508,12 @@ void launch_wgmma(const ContractProblem<float>& p, const WgMaps& maps, int out_v
   const index_type blocks = (p.C + kG - 1) / kG * tiles_l * tiles_r * splits;
   if (blocks > 0x7fffffff)
     throw_error(p.function, ": algorithm 'mma': ", blocks, " thread blocks exceed the grid limit (2^31 - 1)");
-  static const bool configured = [] {
+  static PerDevice<bool> configured;  // a kernel attribute is the current device's
+  configured.get([] {
     cuda_check(cudaFuncSetAttribute(contract_wgmma_kernel<Stager>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "algorithm 'mma': cudaFuncSetAttribute (wgmma)");
     return true;
-  }();
-  (void)configured;
+  });
   if (splits > 1)  // the blocks add into it (dense output: checked by the caller)
     cuda_check(cudaMemsetAsync(p.out, 0, static_cast<std::size_t>(p.C * p.L * p.R) * sizeof(float)),
                "algorithm 'mma': zeroing the output");

@@ -1,7 +1,7 @@
 // See cublas_common.hpp.
 #include "cublas_common.hpp"
 
-#include <mutex>
+#include "grain/core/backend/cuda_per_device.hpp"
 
 namespace grain::impl {
 
@@ -24,12 +24,18 @@ void cublas_check(cublasStatus_t s, const char* fn, const char* what) {
 }
 
 cublasHandle_t cublas_handle(const char* fn) {
-  static std::once_flag once;
-  static cublasHandle_t handle = nullptr;
-  static cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
-  std::call_once(once, [] { status = cublasCreate(&handle); });
-  cublas_check(status, fn, "cublasCreate");
-  return handle;
+  struct Made {
+    cublasHandle_t handle = nullptr;
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  };
+  static PerDevice<Made> handles;
+  const Made& m = handles.get([] {
+    Made out;
+    out.status = cublasCreate(&out.handle);
+    return out;
+  });
+  cublas_check(m.status, fn, "cublasCreate");
+  return m.handle;
 }
 
 }  // namespace grain::impl

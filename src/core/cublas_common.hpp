@@ -1,4 +1,4 @@
-// The library's one cuBLAS handle and its status checks, shared by every CUDA-only source that
+// The cuBLAS handle of each device and its status checks, shared by every CUDA-only source that
 // calls cuBLAS (contract's blas algorithm, CP-ALS's dense products). Private to src/.
 #pragma once
 
@@ -14,7 +14,7 @@ namespace grain::impl {
 const char* cublas_status_text(cublasStatus_t s);
 // Raises grain::Error("<fn>: <what> failed: <status>") unless s is CUBLAS_STATUS_SUCCESS.
 void cublas_check(cublasStatus_t s, const char* fn, const char* what);
-// Created on first use, on the current device; raises grain::Error naming fn when it cannot be.
+// The current device's, created on first use; raises grain::Error naming fn when it cannot be.
 cublasHandle_t cublas_handle(const char* fn);
 
 // v as cuBLAS's int, or grain::Error naming fn and what.

@@ -2,11 +2,13 @@
 // deep_copy uses (fill, permuting copy), compiled once for the library.
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <string>
 
 #include "grain/core.hpp"
+#include "grain/core/backend/cuda_per_device.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
 
 namespace grain {
@@ -39,13 +41,22 @@ void cuda_use_device(int id) {
   cuda_check(cudaSetDevice(id), "cudaSetDevice");
 }
 
+int cuda_current_device() {
+  int d = 0;
+  cuda_check(cudaGetDevice(&d), "cudaGetDevice");
+  if (d >= kCudaMaxDevices)
+    throw_error("grain: GPU ", d, " is beyond the ", kCudaMaxDevices, " devices the CUDA back end keeps state for");
+  return d;
+}
+
 const CudaDeviceInfo& cuda_device() {
-  static const CudaDeviceInfo info = [] {
-    if (cuda_device_count() == 0)
-      throw_error("grain: no CUDA device is visible (cudaGetDeviceCount found none); the Cuda "
-                  "back end and CudaSpace need a GPU");
+  if (cuda_device_count() == 0)
+    throw_error("grain: no CUDA device is visible (cudaGetDeviceCount found none); the Cuda "
+                "back end and CudaSpace need a GPU");
+  static PerDevice<CudaDeviceInfo> infos;
+  return infos.get([] {
     CudaDeviceInfo d;
-    cuda_check(cudaGetDevice(&d.id), "cudaGetDevice");
+    d.id = cuda_current_device();
     cudaDeviceProp p{};
     cuda_check(cudaGetDeviceProperties(&p, d.id), "cudaGetDeviceProperties");
     d.name = p.name;
@@ -57,8 +68,7 @@ const CudaDeviceInfo& cuda_device() {
     d.l2_bytes = p.l2CacheSize;
     d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
     return d;
-  }();
-  return info;
+  });
 }
 
 namespace {
@@ -85,13 +95,14 @@ struct DeviceBuffer {
     if (ptr) cudaFree(ptr);  // errors at exit are ignored: the context may be gone
   }
 };
+// Per device; a buffer lives until the process ends (std::array needs no move of the mutex).
 DeviceBuffer& reduction_buffer() {
-  static DeviceBuffer b;
-  return b;
+  static std::array<DeviceBuffer, kCudaMaxDevices> b;
+  return b[static_cast<std::size_t>(cuda_current_device())];
 }
 DeviceBuffer& level1_buffer() {
-  static DeviceBuffer b;
-  return b;
+  static std::array<DeviceBuffer, kCudaMaxDevices> b;
+  return b[static_cast<std::size_t>(cuda_current_device())];
 }
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "../core/cublas_common.hpp"
+#include "grain/core/backend/cuda_per_device.hpp"
 #include "grain/core/backend/cuda_runtime.hpp"
 #include "grain/cp/dense_cuda.hpp"
 #include "grain/cp/dense_solve.hpp"
@@ -114,28 +115,31 @@ struct SolveStream {
   cudaEvent_t done = nullptr;
 };
 const SolveStream& solve_stream() {
-  static SolveStream s = [] {
+  static grain::impl::PerDevice<SolveStream> streams;
+  return streams.get([] {
     SolveStream out;
     grain::impl::cuda_check(cudaStreamCreateWithFlags(&out.stream, cudaStreamNonBlocking), "cudaStreamCreate (solves)");
     grain::impl::cuda_check(cudaEventCreateWithFlags(&out.done, cudaEventDisableTiming), "cudaEventCreate (solves)");
     return out;
-  }();
-  return s;
+  });
 }
 
-// The library's one cuSOLVER handle: created on first use, on the current device, and bound to
-// the solves' stream.
+// The library's cuSOLVER handle of each device: created on first use and bound to the solves'
+// stream.
 cusolverDnHandle_t cusolver_handle(const char* fn) {
-  static std::once_flag once;
-  static cusolverDnHandle_t handle = nullptr;
-  static cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
-  const cudaStream_t stream = solve_stream().stream;
-  std::call_once(once, [stream] {
-    status = cusolverDnCreate(&handle);
-    if (status == CUSOLVER_STATUS_SUCCESS) status = cusolverDnSetStream(handle, stream);
+  struct Made {
+    cusolverDnHandle_t handle = nullptr;
+    cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
+  };
+  static grain::impl::PerDevice<Made> handles;
+  const Made& m = handles.get([] {
+    Made out;
+    out.status = cusolverDnCreate(&out.handle);
+    if (out.status == CUSOLVER_STATUS_SUCCESS) out.status = cusolverDnSetStream(out.handle, solve_stream().stream);
+    return out;
   });
-  cusolver_check(status, fn, "cusolverDnCreate");
-  return handle;
+  cusolver_check(m.status, fn, "cusolverDnCreate");
+  return m.handle;
 }
 
 // Scratch layout of the solves, in doubles: cuSOLVER's workspace (the largest that potrf, potri and

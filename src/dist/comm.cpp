@@ -1,6 +1,8 @@
 // grain::dist::Comm's engine-independent parts (include/grain/dist/comm.hpp).
 #include "grain/dist/comm.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace grain::dist {
@@ -9,6 +11,12 @@ std::size_t data_type_size(DataType t) { return t == DataType::Float ? 4 : 8; }
 
 void SelfComm::reduce_scatter(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) {
   if (send != recv && !counts.empty()) std::memmove(recv, send, counts[0] * data_type_size(t));
+}
+
+void Comm::abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);  // other threads may still be inside the engine: no static destructors
 }
 
 void Comm::agree(const std::string& error) {

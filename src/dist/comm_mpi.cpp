@@ -1,10 +1,9 @@
 // grain::dist over MPI (include/grain/dist/comm.hpp): MPI_COMM_WORLD's collectives on host
-// buffers, each timed and watched: one that waits past the timeout ends this process, and the
-// launcher then stops the others. Without MPI (GRAIN_ENABLE_MPI undefined) the entry points say so.
+// buffers, each timed and watched (watch.hpp): one that waits past the timeout ends this process,
+// and the launcher then stops the others. Without MPI (GRAIN_ENABLE_MPI undefined) the entry points say so.
 #include "grain/dist/comm.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -15,10 +14,9 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <optional>
+
+#include "watch.hpp"
 #endif
 
 namespace grain::dist {
@@ -60,7 +58,7 @@ bool g_we_initialized = false;  // MPI_Finalize is ours to call
 
 class MpiComm final : public Comm {
  public:
-  explicit MpiComm(double timeout) : timeout_(timeout) {
+  explicit MpiComm(double timeout) {
     int init = 0;
     MPI_Initialized(&init);
     if (!init) {
@@ -72,15 +70,10 @@ class MpiComm final : public Comm {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    if (timeout_ > 0) watchdog_ = std::thread([this] { watch(); });
+    watch_.emplace(rank_, size_, timeout);
   }
   ~MpiComm() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (watchdog_.joinable()) watchdog_.join();
+    watch_.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (--g_users == 0 && g_we_initialized && !finalized) MPI_Finalize();
@@ -88,6 +81,12 @@ class MpiComm final : public Comm {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   const char* engine() const override { return "mpi"; }
+  [[noreturn]] void abort(int code) override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+  }
 
   void allreduce(void* data, std::size_t count, DataType t, ReduceOp op) override {
     Timed timed(*this, "an all-reduce", count * data_type_size(t));
@@ -121,48 +120,15 @@ class MpiComm final : public Comm {
   }
 
  private:
-  using clock = std::chrono::steady_clock;
-  // Times one collective and shows the watchdog that it is under way.
+  // Times one collective, under the watch, and counts the bytes this rank sends into it.
   struct Timed {
-    MpiComm& c;
-    clock::time_point t0 = clock::now();
-    Timed(MpiComm& comm, const char* what, std::size_t bytes) : c(comm) {
+    impl::CollectiveWatch::Scope scope;
+    Timed(MpiComm& c, const char* what, std::size_t bytes) : scope(*c.watch_, what, c.seconds_) {
       c.bytes_ += static_cast<double>(bytes);
-      c.what_.store(what);
-      c.since_.store(t0.time_since_epoch().count());
-    }
-    ~Timed() {
-      c.since_.store(0);
-      c.seconds_ += std::chrono::duration<double>(clock::now() - t0).count();
     }
   };
-  // A collective that outlasts the timeout means another rank stopped or is stuck: say so and end
-  // this process; the launcher ends the job when a rank exits without finalizing MPI.
-  void watch() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; })) {
-      const auto since = since_.load();
-      if (since == 0) continue;
-      const double waited =
-          std::chrono::duration<double>(clock::now().time_since_epoch() - clock::duration(since)).count();
-      if (waited > timeout_) {
-        std::fprintf(stderr,
-                     "grain: rank %d of %d: %s has waited %.0f s for the other ranks (one of them stopped or is "
-                     "stuck; --comm-timeout sets the wait); stopping every rank\n",
-                     rank_, size_, what_.load(), waited);
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }
   int rank_ = 0, size_ = 1;
-  double timeout_;
-  std::atomic<const char*> what_{""};
-  std::atomic<clock::rep> since_{0};
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread watchdog_;
+  std::optional<impl::CollectiveWatch> watch_;
 };
 
 }  // namespace
@@ -179,13 +145,6 @@ int mpi_local_rank(Comm& world) {
   return r;
 }
 
-void abort_all(Comm& comm, int code) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);
-}
-
 #else  // no MPI
 
 bool mpi_built() { return false; }
@@ -195,7 +154,6 @@ std::unique_ptr<Comm> mpi_world(double) {
                            "configure again)");
 }
 int mpi_local_rank(Comm&) { return 0; }
-void abort_all(Comm&, int code) { std::exit(code); }
 
 #endif
 

@@ -1,6 +1,8 @@
 // The collectives (grain/dist/comm.hpp) and CP-ALS across ranks against one process. Run by
 // mpirun with 2 or more ranks (tests/dist/CMakeLists.txt); every rank runs every test, and a
-// test's expectations hold on every rank.
+// test's expectations hold on every rank. With --gpu (a CUDA build), each rank takes a GPU of its
+// node, CP-ALS runs there, and the ranks talk through NCCL when it was built and every rank has a
+// GPU of its own.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -21,6 +23,7 @@
 namespace {
 
 grain::dist::Comm* g_world = nullptr;
+bool g_gpu = false;  // --gpu: CP-ALS on each rank's GPU
 
 using Exec = grain::DefaultHostExecutionSpace;
 using grain::index_type;
@@ -65,6 +68,49 @@ TEST(Comm, CollectivesOnUnevenBlocks) {
   EXPECT_EQ(v(3), me + 3) << "only the first 3 elements take part";
   EXPECT_GT(c.bytes(), 0);
 }
+
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+TEST(Comm, DeviceViewsAndBuffers) {
+  if (!g_gpu) GTEST_SKIP() << "run with --gpu";
+  auto& c = *g_world;
+  const int P = c.size(), me = c.rank();
+  std::vector<std::size_t> counts(P);
+  std::size_t total = 0;
+  for (int p = 0; p < P; ++p) total += counts[p] = static_cast<std::size_t>(2 * p + 1);
+  grain::View<double*, grain::LayoutRight, grain::CudaSpace> send("send", total), recv("recv", counts[me] + 1);
+  auto send_h = grain::create_mirror_view(send);
+  for (std::size_t e = 0; e < total; ++e) send_h(e) = (me + 1) * 100.0 + e;
+  grain::deep_copy(send, send_h);
+  grain::deep_copy(recv, NAN);
+  // Device pointers go to the engine as they are where it reaches the device; else through the host.
+  if (c.reaches_device()) {
+    c.reduce_scatter(send.data(), recv.data(), counts, grain::dist::DataType::Double);
+    auto recv_h = grain::create_mirror_view(recv);
+    grain::deep_copy(recv_h, recv);
+    std::size_t at = 0;
+    for (int p = 0; p < me; ++p) at += counts[p];
+    for (std::size_t e = 0; e < counts[me]; ++e) EXPECT_EQ(recv_h(e), 100.0 * P * (P + 1) / 2 + P * double(at + e));
+    EXPECT_TRUE(std::isnan(recv_h(counts[me]))) << "reduce-scatter wrote past this rank's block";
+    grain::deep_copy(send, NAN);
+    for (std::size_t e = 0; e < total; ++e) send_h(e) = NAN;
+    for (std::size_t e = 0; e < counts[me]; ++e) send_h(at + e) = me * 10.0 + e;
+    grain::deep_copy(send, send_h);
+    c.allgather(send.data(), counts, grain::dist::DataType::Double);
+    grain::deep_copy(send_h, send);
+    std::size_t k = 0;
+    for (int p = 0; p < P; ++p)
+      for (std::size_t e = 0; e < counts[p]; ++e) EXPECT_EQ(send_h(k++), p * 10.0 + e);
+  }
+  grain::View<float*, grain::LayoutRight, grain::CudaSpace> v("v", 5);
+  auto v_h = grain::create_mirror_view(v);
+  for (int e = 0; e < 5; ++e) v_h(e) = static_cast<float>(me + e);
+  grain::deep_copy(v, v_h);
+  grain::dist::allreduce(c, v, grain::dist::ReduceOp::Sum, 4);
+  grain::deep_copy(v_h, v);
+  for (int e = 0; e < 4; ++e) EXPECT_EQ(v_h(e), static_cast<float>(P * (P - 1) / 2 + P * e));
+  EXPECT_EQ(v_h(4), static_cast<float>(me + 4)) << "only the first 4 elements take part";
+}
+#endif
 
 TEST(Comm, AgreeGivesEveryRankTheLowestFailingRanksError) {
   auto& c = *g_world;
@@ -151,6 +197,25 @@ grain::SparseTensor<double> share(const grain::SparseTensor<double>& X, F owner)
   return S;
 }
 
+// CP-ALS in the space of ExecT: the tensor and the start copied there, the model copied back.
+template <class ExecT>
+grain::cp::CpAlsResult cp_als_in(const grain::SparseTensor<double>& X, grain::cp::Ktensor<double, grain::HostSpace>& M,
+                                 const grain::cp::CpAlsOptions& o) {
+  using Space = typename ExecT::memory_space;
+  auto Md = M.template to_space<Space>();
+  const auto res = grain::cp::cp_als<ExecT>(X.template to_space<Space>(), Md, o);
+  M = Md.template to_space<grain::HostSpace>();
+  return res;
+}
+// On this rank's GPU under --gpu, else on the host.
+grain::cp::CpAlsResult run_cp_als(const grain::SparseTensor<double>& X, grain::cp::Ktensor<double, grain::HostSpace>& M,
+                                  const grain::cp::CpAlsOptions& o) {
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+  if (g_gpu) return cp_als_in<grain::Cuda>(X, M, o);
+#endif
+  return cp_als_in<Exec>(X, M, o);
+}
+
 // CP-ALS on this rank's share across the ranks against CP-ALS on the whole tensor in one process,
 // from the same start: the same number of iterations, the same fits (to 1e-10) and the same model.
 template <class F>
@@ -161,10 +226,10 @@ void check_against_one_process(const grain::SparseTensor<double>& X, int R, F ow
   o.nonnegative = nonnegative;
   auto M1 = grain::cp::random_ktensor<double, grain::HostSpace>(X.dims(), R, 5);
   auto M2 = grain::cp::random_ktensor<double, grain::HostSpace>(X.dims(), R, 5);
-  const auto one = grain::cp::cp_als<Exec>(X, M1, o);
+  const auto one = run_cp_als(X, M1, o);
   o.comm = g_world;
   const auto part = share(X, owner);
-  const auto many = grain::cp::cp_als<Exec>(part, M2, o);
+  const auto many = run_cp_als(part, M2, o);
   ASSERT_EQ(one.iterations.size(), many.iterations.size());
   for (std::size_t i = 0; i < one.iterations.size(); ++i)
     EXPECT_NEAR(many.iterations[i].fit, one.iterations[i].fit, 1e-10) << "iteration " << i + 1;
@@ -217,7 +282,7 @@ TEST(DistCpAls, AStopOnOneRankStopsEveryRankAfterTheSameIteration) {
   const int me = g_world->rank();
   o.after_iteration = [me](const grain::cp::CpAlsIteration& it) { return !(me == 1 && it.iteration == 3); };
   auto M = grain::cp::random_ktensor<double, grain::HostSpace>(X.dims(), 2, 1);
-  const auto res = grain::cp::cp_als<Exec>(share(X, [P](index_type j) { return static_cast<int>(j % P); }), M, o);
+  const auto res = run_cp_als(share(X, [P](index_type j) { return static_cast<int>(j % P); }), M, o);
   EXPECT_TRUE(res.stopped);
   EXPECT_EQ(res.iterations.size(), 3u);
 }
@@ -239,6 +304,27 @@ int main(int argc, char** argv) {
   if (world->size() < 2) {
     std::fprintf(stderr, "grain_dist_tests: run it under mpirun with 2 or more ranks (ctest -R dist does)\n");
     return 1;
+  }
+  std::unique_ptr<grain::dist::Comm> nccl;
+  for (int a = 1; a < argc; ++a) g_gpu = g_gpu || std::string(argv[a]) == "--gpu";
+  if (g_gpu) {
+#if GRAIN_CUDA_LAUNCH_AVAILABLE
+    const int n = grain::impl::cuda_device_count(), local = grain::dist::mpi_local_rank(*world);
+    if (n == 0) {
+      std::fprintf(stderr, "grain_dist_tests --gpu: no GPU is visible\n");
+      return 1;
+    }
+    grain::impl::cuda_use_device(local % n);
+    const bool own_gpu = world->allreduce_value<std::int64_t>(local >= n ? 1 : 0, grain::dist::ReduceOp::Max) == 0;
+    if (own_gpu && grain::dist::nccl_built()) {
+      nccl = grain::dist::nccl_over(*world, 120);
+      g_world = nccl.get();
+    }
+    if (world->rank() == 0) std::printf("grain_dist_tests: %d ranks on GPUs, over %s\n", world->size(), g_world->engine());
+#else
+    std::fprintf(stderr, "grain_dist_tests --gpu: this build has no CUDA back end\n");
+    return 1;
+#endif
   }
   // Only rank 0 prints: the ranks' results agree or a test fails on the rank that differs, whose
   // failure still sets the exit status mpirun reports.

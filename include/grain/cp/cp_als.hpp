@@ -196,7 +196,8 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   std::vector<dist::RowRange> own(N);
   std::vector<std::vector<std::size_t>> row_counts(N);  // elements of each rank's rows, per mode
   std::vector<View<T**, LayoutRight, Space>> Bown(N);
-  // Device runs: a mode's MTTKRP or factor on the host, and this rank's summed rows of it.
+  // Device runs over a host engine (MPI): a mode's MTTKRP or factor on the host, and this rank's
+  // summed rows of it.
   View<T*, LayoutRight, HostSpace> stage, stage_own;
   for (int m = 0; m < N; ++m) {
     own[m] = dist::owned_rows(X.dim(m), P, me);
@@ -204,7 +205,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     for (int p = 0; p < P; ++p)
       row_counts[m].push_back(static_cast<std::size_t>(dist::owned_rows(X.dim(m), P, p).count) * R);
     Bown[m] = View<T**, LayoutRight, Space>(WithoutInitializing, "cp_als_mttkrp_owned", own[m].count, R);
-    if constexpr (!Space::host_accessible) {
+    if (!Space::host_accessible && !comm->reaches_device()) {
       if (static_cast<index_type>(stage.extent(0)) < X.dim(m) * R)
         stage = View<T*, LayoutRight, HostSpace>(WithoutInitializing, "cp_als_stage", X.dim(m) * R);
       if (static_cast<index_type>(stage_own.extent(0)) < own[m].count * R)
@@ -218,7 +219,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   auto flat = [](T* p, index_type n) { return View<T*, LayoutRight, Space>(p, n); };
   // B[n] summed over the ranks into Bown[n] (this rank's rows).
   auto reduce_to_owners = [&](int n) {
-    if constexpr (Space::host_accessible) {
+    if (Space::host_accessible || comm->reaches_device()) {
       comm->reduce_scatter(B[n].data(), Bown[n].data(), row_counts[n], dist::data_type<T>());
     } else {
       const index_type IR = X.dim(n) * R, OR = own[n].count * R;
@@ -231,7 +232,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   };
   // Every rank's rows of factor n to every rank.
   auto gather_rows = [&](int n) {
-    if constexpr (Space::host_accessible) {
+    if (Space::host_accessible || comm->reaches_device()) {
       comm->allgather(M.factors[n].data(), row_counts[n], dist::data_type<T>());
     } else {
       const index_type IR = X.dim(n) * R, OR = own[n].count * R;

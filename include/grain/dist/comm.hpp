@@ -1,13 +1,15 @@
 // grain::dist::Comm: the collectives distributed CP-ALS needs (all-reduce, reduce-scatter,
 // all-gather, broadcast), over an existing engine: MPI across processes (src/dist/comm_mpi.cpp,
-// built when CMake finds MPI), or none (SelfComm: one process). grain puts nothing of its own on
-// the wire; it only calls the engine's collectives.
+// built when CMake finds MPI), NCCL across GPUs (src/dist/comm_nccl.cpp, built with CUDA when
+// CMake finds NCCL), or none (SelfComm: one process). grain puts nothing of its own on the wire;
+// it only calls the engine's collectives.
 //
-// The engine works on host memory. The View overloads take Views of any space: a device View is
-// copied through a host mirror (MPI here is not assumed to be CUDA-aware).
+// MPI works on host memory: the View overloads copy a device View through a host mirror (MPI here
+// is not assumed to be CUDA-aware). NCCL works on device memory (reaches_device()): device Views
+// go to it as they are, host buffers through a device copy.
 //
 // Every collective counts its seconds and the bytes this rank contributes, for the run's report.
-// A collective that waits longer than the timeout stops every rank (the engine's abort), so a rank
+// A collective that waits longer than the timeout ends the process, and so the job, so a rank
 // that died never leaves the others hanging.
 #pragma once
 
@@ -57,6 +59,11 @@ class Comm {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual const char* engine() const = 0;
+  // True when the collectives take device pointers as well as host ones (NCCL).
+  virtual bool reaches_device() const { return false; }
+  // Stops every rank of the job (after this one has printed why): the others may be waiting in a
+  // collective this rank will never join.
+  [[noreturn]] virtual void abort(int code);
 
   // Host buffers. allreduce is in place. reduce_scatter sums `send` (the sum of counts elements)
   // over the ranks and leaves rank p's block (counts[p] elements) in `recv`. allgather is in place:
@@ -116,8 +123,18 @@ std::unique_ptr<Comm> mpi_world(double timeout_seconds = 600);
 // The rank of this process among those of its node (MPI's shared-memory split), for choosing a
 // GPU per rank.
 int mpi_local_rank(Comm& world);
-// Stops every rank of the job, after `message` has been printed by this one.
-[[noreturn]] void abort_all(Comm& comm, int code);
+
+// ---- NCCL ------------------------------------------------------------------------------------------
+
+// True when this grain was built with NCCL (a CUDA build that found nccl.h and libnccl).
+bool nccl_built();
+// NCCL over the ranks of `world` (one process per GPU): this rank's GPU is the calling thread's
+// current device. Rank 0's NCCL id reaches the others through `world`, which must outlive the
+// result; abort() goes through it too.
+std::unique_ptr<Comm> nccl_over(Comm& world, double timeout_seconds = 600);
+// One process over GPUs 0..gpus-1: element i is rank i, to be used by a thread whose current
+// device is GPU i (grain::impl::cuda_use_device(i)). abort() ends the process.
+std::vector<std::unique_ptr<Comm>> nccl_local(int gpus, double timeout_seconds = 600);
 
 // ---- Views of any space -----------------------------------------------------------------------
 
@@ -127,7 +144,7 @@ void allreduce(Comm& c, const View<T*, P...>& v, ReduceOp op = ReduceOp::Sum, st
   using S = typename View<T*, P...>::memory_space;
   if (c.size() == 1) return;
   if (n == std::size_t(-1)) n = v.extent(0);
-  if constexpr (S::host_accessible) {
+  if (S::host_accessible || c.reaches_device()) {
     c.allreduce(v.data(), n, op);
   } else {
     View<T*, LayoutRight, HostSpace> h(WithoutInitializing, "allreduce_host", n);

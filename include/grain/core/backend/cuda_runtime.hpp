@@ -28,11 +28,11 @@ struct CudaDeviceInfo {
 void cuda_check(cudaError_t e, const char* what);
 // After a launch: the launch's own error (bad configuration, no device, ...).
 void cuda_check_launch(const char* what);
-// The current device (raises grain::Error when there is none).
+// The calling thread's current device (raises grain::Error when there is none).
 const CudaDeviceInfo& cuda_device();
 int cuda_device_count();
-// Makes device `id` this process's device (before any other CUDA call: the first fixes the device
-// for the process's life). Raises grain::Error naming the id and the count when it does not exist.
+// Makes device `id` the calling thread's device (cudaSetDevice). Raises grain::Error naming the id
+// and the count when it does not exist.
 void cuda_use_device(int id);
 // Device workspace for reductions (first 64 bytes: a zeroed block counter). Grows on demand.
 void* cuda_reduction_workspace(std::size_t bytes);
