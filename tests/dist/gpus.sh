@@ -6,7 +6,7 @@
 # Exits 77 (skipped) with fewer than 2 GPUs or without NCCL.
 #   usage: gpus.sh GRAIN [MPIEXEC [N]]
 set -u
-G=$1
+G=$(realpath "$1")
 MPI=${2:-}
 info=$("$G" info --no-bandwidth 2>&1)
 visible=$(sed -n 's/^gpu: .*(\([0-9]*\) visible)$/\1/p' <<< "$info")
