@@ -331,8 +331,12 @@ SuiteShape random_shape(std::mt19937_64& g, ContractKernel kernel, int index, do
       is_case = is_case || (benchmark_case && (!s.right_fields() || s.R == c.fields) && s.P == c.points);
     if (!is_case) break;
   }
-  const double per_cell = double(std::max(s.left_cell(), s.right_cell())) * (dtype == "float" ? 4.0 : 8.0);
-  s.C = std::max<std::int64_t>(1, static_cast<std::int64_t>(budget_mib * 1048576.0 / per_cell));
+  // The budget sizes the larger input; the output (fields x fields a cell) is held to 32 budgets,
+  // so that K = 1 cells of hundreds of fields a side do not ask for tens of GB of stores.
+  const double elem = dtype == "float" ? 4.0 : 8.0;
+  const double per_cell = double(std::max(s.left_cell(), s.right_cell())) * elem;
+  const double out_cell = double((s.left_fields() ? s.L : 1) * (s.right_fields() ? s.R : 1)) * elem;
+  s.C = std::max<std::int64_t>(1, static_cast<std::int64_t>(budget_mib * 1048576.0 / std::max(per_cell, out_cell / 32)));
   s.case_name = "r" + std::to_string(index);
   s.budget_mib = budget_mib;
   return s;

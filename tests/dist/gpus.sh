@@ -2,7 +2,8 @@
 # CP-ALS across GPUs against one GPU on the same tensor and seed: `grain cp-als --gpus N` (one
 # process, a thread per GPU, NCCL) and, given MPIEXEC, `mpirun -np N grain cp-als --backend cuda`
 # (a rank per GPU, NCCL): the same fits (to 1e-10) and the same model (factor match score 1) on a
-# 3-way tensor read from a file and a generated skewed 4-way one; and the errors of a bad --gpus.
+# 3-way tensor read from a file and a generated skewed 4-way one; a malformed line in one GPU's
+# part; and the errors of a bad --gpus.
 # Exits 77 (skipped) with fewer than 2 GPUs or without NCCL.
 #   usage: gpus.sh GRAIN [MPIEXEC [N]]
 set -u
@@ -51,6 +52,15 @@ if [ -n "$MPI" ]; then
     { cat mpi.out; fail "mpirun -np $N"; }
   same one.json mpi.json one mpi
 fi
+
+# A malformed line near the end of the file: in the last GPU's part; every rank stops, the error is
+# printed once and names that rank and the line.
+n=$(wc -l < t.tns)
+line=$((n - 9))
+{ head -n $((line - 1)) t.tns; echo "3 4 x 1.0"; tail -n +$line t.tns; } > bad.tns
+if run bad.tns --rank 5 --gpus "$N" > bad.out 2>&1; then fail "a malformed line did not fail under --gpus"; fi
+grep -q "rank $((N - 1)) of $N: bad.tns:$line:5:" bad.out || { cat bad.out; fail "the error does not name rank $((N - 1)) and bad.tns:$line:5"; }
+[ "$(grep -c "bad.tns:$line" bad.out)" = 1 ] || { cat bad.out; fail "the error is not printed once"; }
 
 # A bad --gpus is a clear error.
 if run "${file[@]}" --gpus $((visible + 1)) > big.out 2>&1; then fail "--gpus beyond the GPUs did not fail"; fi
