@@ -86,6 +86,11 @@ constexpr index_type kDdLanesK = 32;              // unpacked rows: DataData lan
 constexpr index_type kDfFloatLanesK = 512;        // float DataField keeps flat's row reuse below K = 512 ...
 constexpr index_type kDfFloatLanesMaxFields = 64; // ... or over more than 64 fields
 constexpr index_type kDfDoubleLanesK = 256;       // double DataField lanes from K > 256
+constexpr index_type kDdDoubleLanesK = 11;        // double DataData rows from K = 11: lanes beat flat's one thread a row
+constexpr index_type kDfTinyRowsMinR = 3;         // DataField rows of 1 point (float: 1-3) over 3-4 fields: block
+constexpr index_type kDfTinyRowsMaxR = 4;
+constexpr ByType kDfTinyRowsMaxK{3, 1};
+constexpr index_type kUnitCellLanesK = 16;        // FieldField 1 x 1 cells: lanes over K from K = 16
 
 // ---- derived quantities ----------------------------------------------------------------------------
 
@@ -174,6 +179,9 @@ const ContractRule kCudaRules[] = {
     {"ff-right-thin-long-k", A::TeamSmallK,
      [](const F& f) { return ff(f) && !f.cells_fastest && std::min(f.L, f.R) < kThinFields && f.K >= kThinLanesK; },
      "LayoutRight cells of 1-3 fields a side with K >= 32: rows like DataData's, lanes over K"},
+    {"ff-right-unit-cells", A::TeamSmallK,
+     [](const F& f) { return ff(f) && !f.cells_fastest && f.L * f.R == 1 && f.K >= kUnitCellLanesK; },
+     "LayoutRight cells of one output with K >= 16: a dot product a cell, lanes over K as for DataData rows"},
     {"ff-small-right-long-k", A::TeamSmallK,
      [](const F& f) { return ff(f) && !big(f) && !f.cells_fastest && f.K >= kLanesMinK; },
      "small LayoutRight cells with long rows: team-small-k's lanes split each row"},
@@ -233,6 +241,14 @@ const ContractRule kCudaRules[] = {
     {"dd-left", A::Flat, [](const F& f) { return dd(f) && f.cells_fastest; },
      "LayoutLeft DataData: flat, one thread a cell"},
     // Data kernels, LayoutRight.
+    {"df-right-tiny-rows", A::Block,
+     [](const F& f) {
+       return df(f) && !f.cells_fastest && f.R >= kDfTinyRowsMinR && f.R <= kDfTinyRowsMaxR &&
+              f.K <= kDfTinyRowsMaxK.of(f);
+     },
+     "DataField rows of 1 point (float: 1-3) over 3-4 fields: the output outweighs the rows, block stores it best"},
+    {"dd-right-double-mid-k", A::TeamSmallK, [](const F& f) { return dd(f) && !f.cells_fastest && f.dbl && f.K >= kDdDoubleLanesK; },
+     "double DataData rows from K = 11: lanes over K beat flat's one thread a row"},
     {"right-staged-rows", A::TeamSmallK,
      [](const F& f) {
        return !ff(f) && f.k_rows && f.K > kStagedRowsMinK &&
