@@ -56,8 +56,9 @@ constexpr index_type kSmallBlasOutputs = 32;   // cuBLAS from 32 outputs a cell 
 constexpr index_type kSmallBlasK = 64;         // ... and K = 64
 constexpr index_type kLanesMinK = 128;         // team-small-k's lanes pay for rows this long
 constexpr ByType kBlockMinThreads{4096, 8192};   // block's one thread per 8 x 8 block needs this many
-constexpr index_type kTinyCellOutputs = 16;      // cells of at most 4 x 4 ...
-constexpr ByType kTinyCellFlatK{512, 192};       // ... read each row too few times for block to pay
+constexpr index_type kTinyCellOutputs = 64;      // cells of at most 8 x 8 ...
+constexpr index_type kTinyCellFlatK = 192;       // ... with rows this long: one 8 x 8 block a cell, too few to pay
+constexpr index_type kOneFieldRowsMaxK = 3;      // LayoutLeft cells of 1 x 9+ fields with K <= 3: block, as for DataField
 
 // GPU Data kernels, LayoutLeft.
 constexpr index_type kDfBlockMinR = 4;            // float DataField block: 4 < R <= 8 (half-empty below)
@@ -198,13 +199,19 @@ const ContractRule kCudaRules[] = {
               block_threads(f) >= kBlockMinThreads.of(f);
      },
      "LayoutLeft cells of 3 fields a side with short K: the output outweighs the rows, and block stores it best"},
+    {"ff-left-one-field-rows", A::Block,
+     [](const F& f) {
+       return ff(f) && f.cells_fastest && f.L == 1 && f.R >= kDfTinyRowMinR && f.K <= kOneFieldRowsMaxK;
+     },
+     "LayoutLeft cells of 1 x 9+ fields (L = 1) with K <= 3: DataField's tiny rows; block reads each entry once for "
+     "8 fields (9+ x 1 cells stay on flat)"},
     {"ff-left-thin-cells", A::Flat,
      [](const F& f) { return ff(f) && f.cells_fastest && std::min(f.L, f.R) < kThinFields; },
      "LayoutLeft cells of 1-3 fields a side: block's 8 x 8 registers mostly empty; flat, one thread an output"},
     {"ff-few-blocks", A::Flat,
      [](const F& f) {
        return ff(f) && (block_threads(f) < kBlockMinThreads.of(f) ||
-                        (f.L * f.R <= kTinyCellOutputs && f.K >= kTinyCellFlatK.of(f)));
+                        (f.L * f.R <= kTinyCellOutputs && f.K >= kTinyCellFlatK));
      },
      "too few 8 x 8 blocks to fill the GPU, or tiny cells with long K: flat, one thread an output"},
     {"ff-block", A::Block, [](const F& f) { return ff(f); },
