@@ -425,18 +425,10 @@ int run_cp_als(const CpAlsCommand& c) {
   dist::Comm* comm = world && world->size() > 1 ? world.get() : nullptr;
   return run_rank(c, comm, [&]() -> dist::Comm* {
 #if defined(GRAIN_ENABLE_CUDA)
-    // One GPU per rank of a node, in the order of the node's ranks; NCCL between them when every
-    // rank has a GPU of its own (NCCL takes one rank per GPU), else MPI through host copies.
+    // One GPU per rank of a node; NCCL between them where it can be, else MPI through host copies.
     if (comm && cuda_asked(c)) {
-      const int n = impl::cuda_device_count();
-      if (n == 0) impl::throw_error("--backend cuda: no GPU is visible to rank ", comm->rank());
-      const int local = dist::mpi_local_rank(*comm);
-      impl::cuda_use_device(local % n);
-      const bool own_gpu = comm->allreduce_value<std::int64_t>(local >= n ? 1 : 0, dist::ReduceOp::Max) == 0;
-      if (own_gpu && dist::nccl_built()) {
-        nccl = dist::nccl_over(*comm, c.comm_timeout);
-        return nccl.get();
-      }
+      nccl = dist::take_rank_gpu(*comm, c.comm_timeout);
+      if (nccl) return nccl.get();
     }
 #endif
     return comm;

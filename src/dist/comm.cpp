@@ -16,6 +16,7 @@ void SelfComm::reduce_scatter(const void* send, void* recv, const std::vector<st
 void Comm::abort(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
+  stop_others(code);
   std::_Exit(code);  // other threads may still be inside the engine: no static destructors
 }
 

@@ -81,12 +81,6 @@ class MpiComm final : public Comm {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   const char* engine() const override { return "mpi"; }
-  [[noreturn]] void abort(int code) override {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
-    std::exit(code);
-  }
 
   void allreduce(void* data, std::size_t count, DataType t, ReduceOp op) override {
     Timed timed(*this, "an all-reduce", count * data_type_size(t));
@@ -120,6 +114,9 @@ class MpiComm final : public Comm {
   }
 
  private:
+  void stop_others(int code) override {
+    if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  }
   // Times one collective, under the watch, and counts the bytes this rank sends into it.
   struct Timed {
     impl::CollectiveWatch::Scope scope;

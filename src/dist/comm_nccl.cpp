@@ -16,8 +16,26 @@
 #include "grain/core/backend/cuda_runtime.hpp"
 #include "watch.hpp"
 #endif
+#if defined(GRAIN_ENABLE_CUDA)
+#include "grain/core/backend/cuda_runtime.hpp"
+#endif
 
 namespace grain::dist {
+
+std::unique_ptr<Comm> take_rank_gpu(Comm& world, double timeout_seconds) {
+#if defined(GRAIN_ENABLE_CUDA)
+  const int n = grain::impl::cuda_device_count();
+  if (n == 0) grain::impl::throw_error("--backend cuda: no GPU is visible to rank ", world.rank());
+  const int local = mpi_local_rank(world);
+  grain::impl::cuda_use_device(local % n);
+  const bool own_gpu = world.allreduce_value<std::int64_t>(local >= n ? 1 : 0, ReduceOp::Max) == 0;
+  if (own_gpu && nccl_built()) return nccl_over(world, timeout_seconds);
+  return nullptr;
+#else
+  (void)timeout_seconds;
+  grain::impl::throw_error("rank ", world.rank(), ": this grain was built without the CUDA back end");
+#endif
+}
 
 #if defined(GRAIN_ENABLE_NCCL)
 
@@ -73,10 +91,6 @@ class NcclComm final : public Comm {
   int size() const override { return size_; }
   const char* engine() const override { return "nccl"; }
   bool reaches_device() const override { return true; }
-  [[noreturn]] void abort(int code) override {
-    if (world_) world_->abort(code);
-    Comm::abort(code);
-  }
 
   void allreduce(void* data, std::size_t count, DataType t, ReduceOp op) override {
     const std::size_t bytes = count * data_type_size(t);
@@ -133,6 +147,9 @@ class NcclComm final : public Comm {
   }
 
  private:
+  void stop_others(int code) override {
+    if (world_) world_->abort(code);
+  }
   struct Timed {
     impl::CollectiveWatch::Scope scope;
     Timed(NcclComm& c, const char* what, std::size_t bytes) : scope(*c.watch_, what, c.seconds_) {

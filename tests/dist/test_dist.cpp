@@ -309,17 +309,13 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) g_gpu = g_gpu || std::string(argv[a]) == "--gpu";
   if (g_gpu) {
 #if GRAIN_CUDA_LAUNCH_AVAILABLE
-    const int n = grain::impl::cuda_device_count(), local = grain::dist::mpi_local_rank(*world);
-    if (n == 0) {
-      std::fprintf(stderr, "grain_dist_tests --gpu: no GPU is visible\n");
+    try {
+      nccl = grain::dist::take_rank_gpu(*world, 120);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "grain_dist_tests --gpu: %s\n", e.what());
       return 1;
     }
-    grain::impl::cuda_use_device(local % n);
-    const bool own_gpu = world->allreduce_value<std::int64_t>(local >= n ? 1 : 0, grain::dist::ReduceOp::Max) == 0;
-    if (own_gpu && grain::dist::nccl_built()) {
-      nccl = grain::dist::nccl_over(*world, 120);
-      g_world = nccl.get();
-    }
+    if (nccl) g_world = nccl.get();
     if (world->rank() == 0) std::printf("grain_dist_tests: %d ranks on GPUs, over %s\n", world->size(), g_world->engine());
 #else
     std::fprintf(stderr, "grain_dist_tests --gpu: this build has no CUDA back end\n");

@@ -251,6 +251,19 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
     if (res.algorithms[m] == MttkrpAlgorithm::Tiled) (void)mttkrp_tiled_copy(X, m, R);
   }
   Exec().fence();
+  if (comm) {
+    // Each buffer's first collective costs the engine set-up (MPI's shared-memory mappings, NCCL's
+    // connections: several times a steady one), so every mode's reduce-scatter and all-gather run
+    // once here on data they leave unchanged: zeros, and factors every rank already holds.
+    for (int m = 0; m < N; ++m) {
+      deep_copy(B[m], T(0));
+      reduce_to_owners(m);
+      gather_rows(m);
+    }
+    // The ranks start the iterations together, so setup_seconds is the slowest rank's and the first
+    // iteration's collectives do not count another rank's set-up as communication.
+    comm->agree("");
+  }
   res.setup_seconds = impl::seconds_since(ts);
   constexpr bool on_cpu = is_host_execution_space_v<Exec>;
   const index_type RR = static_cast<index_type>(R) * R;

@@ -62,8 +62,9 @@ class Comm {
   // True when the collectives take device pointers as well as host ones (NCCL).
   virtual bool reaches_device() const { return false; }
   // Stops every rank of the job (after this one has printed why): the others may be waiting in a
-  // collective this rank will never join.
-  [[noreturn]] virtual void abort(int code);
+  // collective this rank will never join. Flushes the output, has the engine stop the other
+  // processes (stop_others), and ends this one.
+  [[noreturn]] void abort(int code);
 
   // Host buffers. allreduce is in place. reduce_scatter sums `send` (the sum of counts elements)
   // over the ranks and leaves rank p's block (counts[p] elements) in `recv`. allgather is in place:
@@ -92,6 +93,8 @@ class Comm {
   double bytes() const { return bytes_; }
 
  protected:
+  // The engine's part of abort(): MPI_Abort across processes; nothing within one process.
+  virtual void stop_others(int code) { (void)code; }
   double seconds_ = 0, bytes_ = 0;
 };
 
@@ -135,6 +138,12 @@ std::unique_ptr<Comm> nccl_over(Comm& world, double timeout_seconds = 600);
 // One process over GPUs 0..gpus-1: element i is rank i, to be used by a thread whose current
 // device is GPU i (grain::impl::cuda_use_device(i)). abort() ends the process.
 std::vector<std::unique_ptr<Comm>> nccl_local(int gpus, double timeout_seconds = 600);
+
+// A rank of an MPI job on GPUs: the calling thread takes GPU (the rank's place among its node's
+// ranks, modulo the GPUs visible). Returns NCCL over `world` when NCCL is built and every rank has
+// a GPU of its own (NCCL takes one rank per GPU), else null: the ranks then talk through `world`
+// on host copies. Throws when no GPU is visible or the build has no CUDA back end.
+std::unique_ptr<Comm> take_rank_gpu(Comm& world, double timeout_seconds = 600);
 
 // ---- Views of any space -----------------------------------------------------------------------
 
