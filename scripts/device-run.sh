@@ -24,6 +24,9 @@
 #           over the suite's NCCL collectives, then strong scaling (one GPU against all of them,
 #           --gpus) on the SCALE tensors ("kind:dims" words; default a 3-way and a 4-way random
 #           Ktensor and a skewed 3-way) of SCALE_NNZ nonzeros (500M), ranks SCALE_RANKS (16 64)
+#     cpu-ranks: CP-ALS on this machine's CPU, P ranks of 1 thread (mpirun, a core each) against
+#                one rank of P threads (the same cores), P in CPU_RANKS (2 4), on the 1M-nonzero
+#                tensor at R 16 and 64, alternated CPU_REPS times (3)
 #     auto-before: Auto on the Q1-Q4 cases, both layouts, this build against the previous one
 #                  (.device-carry/grain-before), alternated AUTO_REPS times (2); the per-case ratio's spread
 #     python: the Python package installed with pip as a user does (built here, with CUDA), its
@@ -207,6 +210,29 @@ if case "$what" in *" gpus "*) true ;; *) false ;; esac; then
     done
     rm -f $f
   done
+fi
+
+if has cpu-ranks; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
+  f=/tmp/cpu-ranks.gst
+  "$G" generate --kind random-ktensor --dims 3000x4000x5000 --nnz 1000000 --output $f > /dev/null 2>&1
+  # The whole run's seconds per iteration, and iterations 2-20 (steady), with their collectives.
+  steady='import json,sys; j=json.load(open(sys.argv[1])); it=j["iterations"][1:]; m=lambda k: sum(i[k] for i in it)/len(it)
+print("s/iter %.5f steady %.5f comm %.5f mttkrp %.5f setup %.3f fit %.12f" % (j["seconds_per_iteration"], m("seconds"), m("comm_seconds"), m("mttkrp_seconds"), j["setup_seconds"], j["fit"]))'
+  for rep in $(seq "${CPU_REPS:-3}"); do
+    for P in ${CPU_RANKS:-2 4}; do
+      for R in 16 64; do
+        a=(cp-als $f --rank "$R" --maxiters 20 --tol 0 --backend openmp)
+        j=$out/r/cpu-threads-$P-R$R-$rep.json
+        OMP_NUM_THREADS=$P OMP_PROC_BIND=close OMP_PLACES=cores "$G" "${a[@]}" --json "$j" > /dev/null 2>&1
+        say "CPU 1 rank x $P threads R=$R rep $rep rc=$? $(python3 -c "$steady" "$j" 2>&1)"
+        j=$out/r/cpu-ranks-$P-R$R-$rep.json
+        OMP_NUM_THREADS=1 mpirun -np "$P" --map-by core --bind-to core "$G" "${a[@]}" --json "$j" > /dev/null 2>&1
+        say "CPU $P ranks x 1 thread R=$R rep $rep rc=$? $(python3 -c "$steady" "$j" 2>&1)"
+      done
+    done
+  done
+  rm -f $f
 fi
 
 if case "$what" in *" auto-before "*) [ -x "$C/grain-before" ] ;; *) false ;; esac; then
