@@ -103,7 +103,8 @@ struct CpAlsResult {
   bool used_pseudo_inverse = false;
   bool stopped = false;  // after_iteration returned false before the run was done
   int ranks = 1;
-  double comm_seconds = 0, comm_bytes = 0;  // in collectives, and the bytes this rank sent into them
+  // In the iterations' collectives (set-up's are in setup_seconds), and the bytes this rank sent into them.
+  double comm_seconds = 0, comm_bytes = 0;
 };
 
 namespace impl {
@@ -167,7 +168,6 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   CpAlsResult res;
   res.ranks = P;
   res.mttkrp_seconds_per_mode.assign(N, 0.0);
-  const double comm_s0 = comm ? comm->seconds() : 0, comm_b0 = comm ? comm->bytes() : 0;
   const auto ts = clock::now();
   double normX2 = norm_squared<Exec>(X);
   if (comm) normX2 = comm->allreduce_value(normX2);
@@ -298,6 +298,7 @@ CpAlsResult cp_als(const SparseTensor<T, Space>& X, Ktensor<T, Space>& M, const 
   double fit_old = opts.fit_done;
   if (opts.iterations_done > 0) res.fit = opts.fit_done;
   const auto t_all = clock::now();
+  const double comm_s0 = comm ? comm->seconds() : 0, comm_b0 = comm ? comm->bytes() : 0;
   for (int iter = opts.iterations_done + 1; iter <= opts.maxiters; ++iter) {
     const auto t0 = clock::now();
     const double comm_s_iter = comm ? comm->seconds() : 0;
