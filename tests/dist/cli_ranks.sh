@@ -19,6 +19,7 @@ fa, fb = [i["fit"] for i in a["iterations"]], [i["fit"] for i in b["iterations"]
 assert len(fa) == len(fb) > 1 and a["fit"] > 0, (len(fa), len(fb))
 assert all(abs(x - y) <= 1e-10 for x, y in zip(fa, fb)), (fa, fb)
 assert b["ranks"] == 2 and a["ranks"] == 1 and b["comm_bytes_per_iteration"] > 0 and b["nnz"] == a["nnz"]
+assert 0 < b["comm_seconds"] <= b["seconds"], (b["comm_seconds"], b["seconds"])
 PY
 }
 
@@ -26,6 +27,12 @@ PY
 "$G" cp-als t.tns --rank 5 --maxiters 8 --tol 0 --json one.json --output one > /dev/null || fail "one process"
 two cp-als t.tns --rank 5 --maxiters 8 --tol 0 --json two.json --output two > two.out 2>&1 || { cat two.out; fail "2 ranks"; }
 same_fit one.json two.json
+# What rank 0 sends an iteration, and no more (set-up's collectives are not the iterations'): per
+# mode the whole MTTKRP into the reduce-scatter, its own rows (the first half, rounded up) into the
+# all-gather, the R norms and the R x R Gram matrix; then the fit and the stop flag. 8 bytes each.
+python3 -c "import json; b = json.load(open('two.json'))['comm_bytes_per_iteration']; \
+  e = 8 * sum(i * 5 + (i + 1) // 2 * 5 + 5 + 25 for i in (40, 50, 30)) + 16; assert b == e, (b, e)" ||
+  fail "comm_bytes_per_iteration is not what an iteration's collectives send"
 grep -c "^cp-als: 8 iterations" two.out | grep -qx 1 || fail "the summary is not printed once (rank 0 only)"
 "$G" score one two --json score.json > /dev/null || fail "score"
 python3 -c "import json; s = json.load(open('score.json'))['score']; assert s > 1 - 1e-9, s" || fail "the models differ"
